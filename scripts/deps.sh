@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Makes sure the Debian packages Verinic needs are present. As root it installs what is missing
+# (running apt-get update first); otherwise it prints the exact apt-get command and fails.
+set -euo pipefail
+
+# command-or-file : package
+NEEDS=(
+  "gcc:gcc" "make:make" "clang:clang" "ld.lld:lld" "llvm-objdump:llvm"
+  "spin:spin" "dot:graphviz" "/usr/include/cmocka.h:libcmocka-dev"
+  "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev"
+  "nc:netcat-openbsd"
+)
+
+missing=()
+for entry in "${NEEDS[@]}"; do
+  what=${entry%%:*}; pkg=${entry#*:}
+  if [[ $what == /* ]]; then
+    compgen -G "$what" >/dev/null || missing+=("$pkg")
+  else
+    command -v "$what" >/dev/null 2>&1 || missing+=("$pkg")
+  fi
+done
+
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+  echo "deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "deps: missing packages; run as root:" >&2
+  echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
