@@ -13,3 +13,13 @@ TEST_BINS += $(ESMC_SAN)
 $(ESMC_SAN): $(patsubst %.c,$(B)/san/%.o,$(ESMC_SRCS) esm/src/main.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^
+
+# Diagnostics: one source per error class, with the expected message and position.
+TESTS     += tests/esmc/diag.sh
+
+# libFuzzer target on the front end (lexer, parser, semantic analysis).
+ESMC_FUZZ := $(B)/fuzz/fuzz_esmc
+FUZZ_BINS += $(ESMC_FUZZ)
+$(ESMC_FUZZ): tests/esmc/fuzz_esmc.c $(ESMC_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -Iesm/src $(FUZZ_FLAGS) -o $@ $^

@@ -192,11 +192,14 @@ typedef struct HwAction {
   Val2 depth_v;
 } HwAction;
 
+/* `hardware condition` (type TY_BOOL) or `hardware value` (TY_INT: a register the firmware
+ * reads, such as a DMA pointer; its model expression is mandatory). */
 typedef struct HwCond {
   struct HwCond *next;
   Loc loc;
   const char *name;
-  Expr *model;             /* NULL: the model chooses freely */
+  Expr *model;             /* NULL: the model chooses freely (conditions only) */
+  Type type;
 } HwCond;
 
 typedef struct Queue {

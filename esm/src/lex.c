@@ -14,7 +14,7 @@ static const char *keywords[] = {
   "condition", "queue", "of", "var", "ghost", "bool", "machine", "environment", "state",
   "initial", "yield", "rest", "on", "when", "acquire", "release", "raise", "push", "pop",
   "if", "else", "assert", "choose", "in", "true", "false", "always", "eventually", "leadsto",
-  "reachable", "depth", NULL,
+  "reachable", "depth", "value", NULL,
 };
 
 /* Longest first, so that `..` wins over `.` and `->` over `-`. */

@@ -8,6 +8,7 @@
  *              | "hardware" "action" IDENT "(" [ param { "," param } ] ")" "->" IDENT
  *                  [ "depth" expr ] ";"
  *              | "hardware" "condition" IDENT [ "=" expr ] ";"
+ *              | "hardware" "value" IDENT ":" type "=" expr ";"
  *              | "queue" IDENT "[" expr "]" "of" type ";"
  *              | vardecl
  *              | ( "machine" | "environment" ) IDENT "{" { vardecl | state } "}"
@@ -41,6 +42,7 @@ typedef struct {
   int pos, n;
   System *sys;
   jmp_buf *recover;
+  int depth;          /* nesting of expressions and blocks, bounded to protect the stack */
   /* Tails of the system's lists, so declarations append in source order. */
   Const **consts;
   Event **events;
@@ -169,6 +171,16 @@ static void skip_transition(Parser *p) {
 
 /* ---- expressions ---- */
 
+enum { MAX_NESTING = 200 };
+
+static void enter(Parser *p) {
+  if (++p->depth > MAX_NESTING) {
+    error_at(peek(p)->loc, "nested too deeply (more than %d levels)", MAX_NESTING);
+    p->depth = 0;
+    longjmp(*p->recover, 1);
+  }
+}
+
 static Expr *new_expr(ExprKind kind, Loc loc) {
   Expr *e = arena_alloc(sizeof(Expr));
   e->kind = kind;
@@ -251,7 +263,9 @@ static Expr *unary(Parser *p) {
   if (accept(p, "!") || accept(p, "-")) {
     Expr *e = new_expr(EX_UNARY, t->loc);
     e->op = t->text[0] == '!' ? OP_NOT : OP_NEG;
+    enter(p);
     e->lhs = unary(p);
+    p->depth--;
     return e;
   }
   return postfix(p);
@@ -320,7 +334,12 @@ static Expr *binary(Parser *p, int min_prec) {
   }
 }
 
-static Expr *expr(Parser *p) { return binary(p, 1); }
+static Expr *expr(Parser *p) {
+  enter(p);
+  Expr *e = binary(p, 1);
+  p->depth--;
+  return e;
+}
 
 /* ---- types and variables ---- */
 
@@ -373,7 +392,9 @@ static Action *new_action(ActionKind kind, Loc loc) {
 
 static Action *block(Parser *p) {
   expect(p, "{");
+  enter(p);
   Action *a = is(p, "}") ? NULL : action_list(p, "}");
+  p->depth--;
   expect(p, "}");
   return a;
 }
@@ -544,6 +565,7 @@ static State *state(Parser *p, Machine *m) {
   while (!is(p, "}") && peek(p)->kind != TK_EOF) {
     p->recover = &here;
     if (setjmp(here)) {
+      p->depth = 0;
       skip_transition(p);
       continue;
     }
@@ -571,6 +593,7 @@ static void machine(Parser *p, int env) {
   while (!is(p, "}") && peek(p)->kind != TK_EOF) {
     p->recover = &here;
     if (setjmp(here)) {
+      p->depth = 0;
       skip_to_sync(p);
       continue;
     }
@@ -624,12 +647,29 @@ static void hardware(Parser *p) {
     Token *name = expect_ident(p, "a hardware condition name");
     c->name = name->text;
     c->loc = name->loc;
+    c->type.kind = TY_BOOL;
     if (accept(p, "="))
       c->model = expr(p);
     expect(p, ";");
     TAIL_APPEND(p->hwconds, c);
+  } else if (accept(p, "value")) {
+    HwCond *c = arena_alloc(sizeof(HwCond));
+    Token *name = expect_ident(p, "a hardware value name");
+    c->name = name->text;
+    c->loc = name->loc;
+    expect(p, ":");
+    c->type = type(p);
+    if (c->type.kind != TY_INT) {
+      error_at(c->type.loc, "a hardware value is an integer range (use `hardware condition` for "
+               "a yes/no question)");
+      longjmp(*p->recover, 1);
+    }
+    expect(p, "=");
+    c->model = expr(p);
+    expect(p, ";");
+    TAIL_APPEND(p->hwconds, c);
   } else {
-    syntax_error(p, "'action' or 'condition' after 'hardware'");
+    syntax_error(p, "'action', 'condition' or 'value' after 'hardware'");
   }
 }
 
@@ -749,6 +789,7 @@ void parse_source(System **sysp, const char *file, const char *text) {
   while (peek(&p)->kind != TK_EOF) {
     p.recover = &top;
     if (setjmp(top)) {
+      p.depth = 0;
       skip_to_sync(&p);
       if (is(&p, "}"))
         next(&p); /* a stray '}' at top level */

@@ -51,16 +51,24 @@ static void declare(Machine *scope, Sym *sym, Loc loc) {
   Sym *old = find(scope, sym->name);
   if (!old && scope)
     old = find(NULL, sym->name);
-  if (old || is_builtin(sym->name)) {
-    if (old) {
-      error_at(loc, "'%s' is already declared", sym->name);
-      Loc prev = find_loc(scope, sym->name);
-      if (!prev.file)
-        prev = find_loc(NULL, sym->name);
-      note_at(prev, "'%s' was declared here", sym->name);
-    } else {
-      error_at(loc, "'%s' is a built-in function and cannot be redeclared", sym->name);
+  if (old) {
+    Loc prev = find_loc(scope, sym->name);
+    if (!prev.file)
+      prev = find_loc(NULL, sym->name);
+    /* Kinds of declarations are entered in groups, so report at the later one in the file. */
+    if (prev.file && !strcmp(prev.file, loc.file ? loc.file : "") &&
+        (prev.line > loc.line || (prev.line == loc.line && prev.col > loc.col))) {
+      Loc t = prev;
+      prev = loc;
+      loc = t;
     }
+    error_at(loc, "'%s' is already declared", sym->name);
+    note_at(prev, "'%s' was declared here", sym->name);
+    return;
+  }
+  if (sym->kind == SYM_HWCOND && is_builtin(sym->name)) {
+    error_at(loc, "'%s' is a built-in function; a hardware condition cannot take its name",
+             sym->name);
     return;
   }
   if (ntable == captable) {
@@ -73,11 +81,11 @@ static void declare(Machine *scope, Sym *sym, Loc loc) {
   table[ntable++] = (Entry){scope, sym, loc};
 }
 
-Sym *lookup_global(const char *name) {
-  Sym *s = find(NULL, name);
-  if (!s && is_builtin(name))
-    s = new_sym(SYM_BUILTIN, name);
-  return s;
+Sym *lookup_global(const char *name) { return find(NULL, name); }
+
+/* Built-in functions live apart from declared names: `len(q)` is a call, `len` a variable. */
+Sym *lookup_builtin(const char *name) {
+  return is_builtin(name) ? new_sym(SYM_BUILTIN, name) : NULL;
 }
 
 Sym *lookup_local(Machine *m, const char *name) { return m ? find(m, name) : NULL; }
@@ -270,6 +278,7 @@ static void check_decls(System *sys) {
                "environment machines", h->env_name);
   }
   for (HwCond *c = sys->hwconds; c; c = c->next) {
+    check_type(sys, &c->type);
     Sym *s = new_sym(SYM_HWCOND, c->name);
     s->u.hwc = c;
     declare(NULL, s, c->loc);
@@ -463,9 +472,10 @@ static void check_hwconds(System *sys) {
     if (!c->model)
       continue;
     int ty = check_expr(sys, c->model, &cx);
-    if (ty >= 0 && ty != TY_BOOL)
-      error_at(c->model->loc, "hardware condition '%s' must be a condition, not %s", c->name,
-               type_name(ty));
+    if (ty >= 0 && ty != (int)c->type.kind)
+      error_at(c->model->loc, "hardware %s '%s' must be %s, not %s",
+               c->type.kind == TY_BOOL ? "condition" : "value", c->name,
+               type_name((int)c->type.kind), type_name(ty));
   }
 }
 

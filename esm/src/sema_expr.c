@@ -157,7 +157,12 @@ static int check_name(Expr *e, Cx *cx) {
                "code can test it", e->name);
       return -1;
     }
-    return TY_BOOL;
+    if (!s->u.hwc->model && !cx->in_guard) {
+      error_at(e->loc, "hardware condition '%s' has no model expression, so it can only be "
+               "tested directly in a guard or an if condition (with &&, || and !)", e->name);
+      return -1;
+    }
+    return (int)s->u.hwc->type.kind;
   default:
     error_at(e->loc, "'%s' is %s, not a value", e->name, sym_kind_name(s->kind));
     return -1;
@@ -248,8 +253,13 @@ static int check_unary(System *sys, Expr *e, Cx *cx) {
 }
 
 static int check_binary(System *sys, Expr *e, Cx *cx) {
+  /* A freely chosen hardware condition may be an operand of && and || only. */
+  int saved = cx->in_guard;
+  if (e->op != OP_AND && e->op != OP_OR)
+    cx->in_guard = 0;
   int l = check_expr(sys, e->lhs, cx);
   int r = check_expr(sys, e->rhs, cx);
+  cx->in_guard = saved;
   if (l < 0 || r < 0)
     return -1;
   switch (e->op) {
@@ -338,7 +348,9 @@ static int count_args(Expr *e) {
 }
 
 static int check_call(Expr *e, Cx *cx) {
-  Sym *s = lookup_global(e->name);
+  Sym *s = lookup_builtin(e->name);
+  if (!s)
+    s = lookup_global(e->name);
   e->sym = s;
   if (!s) {
     error_at(e->loc, "unknown function '%s'", e->name);

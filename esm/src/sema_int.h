@@ -20,6 +20,7 @@ typedef struct {
 } Cx;
 
 Sym *lookup_global(const char *name);
+Sym *lookup_builtin(const char *name);
 Sym *lookup_local(Machine *m, const char *name);
 Sym *lookup(Machine *m, const char *name);
 
