@@ -20,7 +20,9 @@ CLEAN_DIRS  := $(B) gen/out models/out
 .PHONY: all test verify proofs bench firmware-lanai fuzz clean deps demo
 all:
 
-include $(sort $(wildcard */module.mk */*/module.mk */*/*/module.mk))
+# Shallower fragments first, so a part can use what its parent directory defines.
+include $(sort $(wildcard */module.mk)) $(sort $(wildcard */*/module.mk)) \
+        $(sort $(wildcard */*/*/module.mk))
 
 all: deps-check $(BINS)
 
