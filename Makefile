@@ -15,6 +15,7 @@ FUZZ_BINS   :=   # libFuzzer targets (built by `make fuzz`)
 INCLUDES    :=   # -I flags added by modules
 TEST_BINS   :=   # test programs, built with sanitizers
 TESTS       :=   # commands run by `make test` (one test program or script each)
+VERIFY_MODELS := # PROMELA models `make verify` checks
 CLEAN_DIRS  := $(B) gen/out models/out
 
 .PHONY: all test verify proofs bench firmware-lanai fuzz clean deps demo
@@ -35,6 +36,10 @@ test: deps-check $(BINS) $(TEST_BINS) $(FUZZ_BINS)
 
 demo: deps-check $(BINS)
 	@scripts/demo.sh
+
+# Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.
+verify: deps-check $(VERIFY_MODELS)
+	@ESMC=$(ESMC) models/verify.sh $(VERIFY_MODELS)
 
 clean:
 	rm -rf $(CLEAN_DIRS)

@@ -11,3 +11,9 @@ $(DATAPATH_GEN)/.stamp: $(DATAPATH_ESM) $(ESMC)
 	$(ESMC) --c --dot -o $(DATAPATH_GEN) $(DATAPATH_ESM)
 	@touch $@
 $(DATAPATH_C) $(DATAPATH_GEN)/datapath.h $(DATAPATH_GEN)/datapath_hal.h: $(DATAPATH_GEN)/.stamp
+
+# The model of the same sources, for `make verify`.
+$(B)/models/datapath/datapath.pml: $(DATAPATH_ESM) $(ESMC)
+	@mkdir -p $(dir $@)
+	$(ESMC) --pml -o $(dir $@) $(DATAPATH_ESM)
+VERIFY_MODELS += $(B)/models/datapath/datapath.pml
