@@ -1,0 +1,50 @@
+/* PANIC VM instruction set: one table, expanded wherever opcodes are described.
+ * Columns: name, opcode byte, operand bytes, values popped, values pushed.
+ * Operands are little-endian; see FORMAT.md for the meaning of each. */
+#ifndef VM_OPS_H
+#define VM_OPS_H
+
+#define VM_OP_TABLE(X)                 \
+  X(NOP,     0x01, 0, 0, 0)            \
+  X(PUSH,    0x02, 4, 0, 1)            \
+  X(POP,     0x03, 0, 1, 0)            \
+  X(DUP,     0x04, 0, 1, 2)            \
+  X(LOAD,    0x10, 4, 0, 1)            \
+  X(STORE,   0x11, 4, 1, 0)            \
+  X(LOADX,   0x12, 8, 1, 1)            \
+  X(STOREX,  0x13, 8, 2, 0)            \
+  X(ADD,     0x20, 0, 2, 1)            \
+  X(SUB,     0x21, 0, 2, 1)            \
+  X(MUL,     0x22, 0, 2, 1)            \
+  X(DIV,     0x23, 0, 2, 1)            \
+  X(MOD,     0x24, 0, 2, 1)            \
+  X(NEG,     0x25, 0, 1, 1)            \
+  X(AND,     0x26, 0, 2, 1)            \
+  X(OR,      0x27, 0, 2, 1)            \
+  X(NOT,     0x28, 0, 1, 1)            \
+  X(EQ,      0x30, 0, 2, 1)            \
+  X(NE,      0x31, 0, 2, 1)            \
+  X(LT,      0x32, 0, 2, 1)            \
+  X(LE,      0x33, 0, 2, 1)            \
+  X(GT,      0x34, 0, 2, 1)            \
+  X(GE,      0x35, 0, 2, 1)            \
+  X(JMP,     0x40, 4, 0, 0)            \
+  X(JZ,      0x41, 4, 1, 0)            \
+  X(JNZ,     0x42, 4, 1, 0)            \
+  X(SEND,    0x50, 8, 6, 0)            \
+  X(AWAIT,   0x51, 0, 0, 0)            \
+  X(DELIVER, 0x52, 8, 4, 0)            \
+  X(GET,     0x53, 8, 4, 0)            \
+  X(RECV,    0x54, 8, 3, 0)            \
+  X(CLOCK,   0x55, 0, 0, 1)            \
+  X(DISPLAY, 0x56, 0, 1, 0)            \
+  X(STOP,    0x57, 0, 0, 0)            \
+  X(MSGLEN,  0x58, 0, 0, 1)
+
+enum vm_op {
+#define VM_OP_ENUM(n, c, o, p, q) VM_OP_##n = c,
+  VM_OP_TABLE(VM_OP_ENUM)
+#undef VM_OP_ENUM
+};
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Seeded bugs in copies of the data-movement specs: each must make verification fail on the
+# property that names it. A mutation that no longer applies (the spec changed under it) fails
+# too, so the list stays true.
+set -u
+ESMC=${ESMC:-build/san/bin/esmc}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+pass=0; fail=0
+
+# name | file | sed script | property expected to fail
+mutations=(
+  "sdma_skips_acquire|sdma.esm|s/on acquire hostdma \[/when [/; s/release hostdma; //|eudp4_hostdma_exclusive"
+  "rdma_frees_before_dma_done|rdma.esm|s/len = rfill\[cons\]; hdma_start/len = rfill[cons]; rbuf_state[cons] = FREE; hdma_start/|recv_buffer_not_refilled_early"
+  "send_threshold_check_removed|send.esm|s/when \[sbuf_state\[cons\] == FILLING \&\& sfill\[cons\] - sent >= THRESH\]/when [sbuf_state[cons] == FILLING]/|no_send_before_arrival"
+  "rdma_threshold_check_removed|rdma.esm|s/when \[rbuf_state\[cons\] == FILLING \&\& rfill\[cons\] - moved >= THRESH\] -> WaitFine;/when [rbuf_state[cons] == FILLING] -> WaitFine;/|no_rdma_before_arrival"
+  "send_frees_before_last_fragment|send.esm|s/on send_done \[sent + len < MSGLEN\] \/ sent += len -> Check;/on send_done [sent + len < MSGLEN] \/ sent += len; sbuf_state[cons] = FREE -> Check;/|send_buffer_not_refilled_early"
+  "lost_doorbell|sdma.esm|s/^  initial rest state Idle {/  initial rest state Idle {\n    on doorbell [sbuf_state[prod] != FREE] -> Idle;/|every_send_on_wire"
+  "missed_wakeup|sdma.esm|s/prod = (prod + 1) % NSBUF; if (pending(tx_wake) == 0) { raise tx_wake } -> Idle;/prod = (prod + 1) % NSBUF -> Idle;/|every_send_on_wire"
+)
+
+for m in "${mutations[@]}"; do
+  IFS='|' read -r name file script prop <<<"$m"
+  dir=$work/$name; mkdir -p "$dir/src" "$dir/out"
+  cp esm/machines/*.esm "$dir/src/"
+  sed -i "$script" "$dir/src/$file"
+  if cmp -s "esm/machines/$file" "$dir/src/$file"; then
+    echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
+  fi
+  if ! "$ESMC" --pml -o "$dir/out" "$dir"/src/*.esm 2>"$dir/esmc.err"; then
+    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"
+    fail=$((fail + 1)); continue
+  fi
+  ESMC=$ESMC models/verify.sh --only "$prop" "$dir/out/datapath.pml" >"$dir/verify.out" 2>&1
+  if grep -Eq "\| *$prop *\|.*\| FAIL" "$dir/verify.out"; then
+    echo "ok   $name: caught by $prop"
+    grep -m1 -E '^step [0-9]+:' "$dir/verify.out" >/dev/null || echo "     (no ESM trail printed)"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: $prop did not fail"; sed 's/^/    /' "$dir/verify.out" | head -n 30
+    fail=$((fail + 1))
+  fi
+done
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
