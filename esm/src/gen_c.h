@@ -1,0 +1,60 @@
+/* gen_c.h: internals shared by the C backend (gen_c*.c) and, for printing ESM source text,
+ * the Graphviz backend (gen_dot.c). */
+#ifndef ESM_GEN_C_H
+#define ESM_GEN_C_H
+
+#include "ast.h"
+
+/* ---- ESM source text (gen_c_print.c): for comments in C and labels in dot ---- */
+void esm_print_expr(Buf *b, Expr *e);
+void esm_print_type(Buf *b, Type *t);             /* "bool", "event", "0..N" */
+void esm_print_actions(Buf *b, Action *a);        /* "a; b; if (c) { d } else { e }" */
+void esm_print_trigger(Buf *b, Transition *t);    /* "ev", "acquire r", "when", "hw(v, w)" */
+/* "State: on ev [guard] / actions -> Target", on one line, cut to max characters. */
+char *esm_transition_text(State *s, Transition *t, size_t max);
+const char *esm_where(Loc loc);                   /* "file.esm:LINE" (base name) */
+const char *esm_source_name(System *sys);         /* base name of the (first) source file */
+
+/* ---- the C generator's context ---- */
+typedef struct {
+  System *sys;
+  const char *p;    /* the system name: the prefix of every identifier */
+  Machine *m;       /* the machine whose code is being emitted, NULL at system level */
+  int errors;
+} CGen;
+
+void cg_error(CGen *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Names (gen_c.c). */
+const char *c_field(const char *name);            /* an ESM name, safe as a C member name */
+const char *c_type(CGen *g, Type *t);             /* smallest stdint type, bool, or SYS_event_t */
+const char *c_int(long v);                        /* a literal, INT32_MIN spelled safely */
+const char *c_unsigned_type(long max);            /* smallest unsigned type holding 0..max */
+const char *c_state(CGen *g, State *s);           /* SYS_M_S_name */
+void c_var_ref(CGen *g, Buf *b, Var *v);          /* sys->g.x or sys->m.M.x */
+Resource *c_find_resource(System *sys, const char *name);
+Queue *c_find_queue(System *sys, const char *name);
+HwAction *c_find_hwaction(System *sys, const char *name);
+Event *c_find_event(System *sys, const char *name);
+int c_firmware_count(System *sys);
+Event **c_events_by_priority(System *sys, int *n);
+int c_event_handler(Event *e);                    /* firmware machine id, or 0 */
+long c_max_capacity(System *sys);
+int c_has_env_event(System *sys);                 /* some event has no firmware handler */
+
+/* Expressions and actions (gen_c_expr.c). */
+void c_expr(CGen *g, Buf *b, Expr *e);
+int c_expr_ghost(Expr *e);                        /* reads a ghost variable */
+void c_actions(CGen *g, Buf *b, Action *a, int indent);
+Type *c_var_type(Expr *lvalue);                   /* type of an assignable expression */
+
+/* Files (gen_c_system.c, gen_c_dispatch.c, gen_c_machine.c). */
+int c_write(CGen *g, const char *outdir, const char *file, Buf *b);
+void c_system_header(CGen *g, Buf *b);
+void c_hal_header(CGen *g, Buf *b);
+void c_system_source(CGen *g, Buf *b);
+void c_init_var(CGen *g, Buf *b, Var *v);         /* "  x = INIT;" (a loop for arrays) */
+void c_machine_header(CGen *g, Buf *b, Machine *m);
+void c_machine_source(CGen *g, Buf *b, Machine *m);
+
+#endif

@@ -1,0 +1,231 @@
+/* gen_c_system.c: the system-level headers: SYS.h (constants, events, ids, queue types, the
+ * system struct and the API) and SYS_hal.h (the functions the firmware supplies). */
+#include <string.h>
+
+#include "gen_c.h"
+
+/* ---- SYS.h ---- */
+
+static void header_consts(CGen *g, Buf *b) {
+  if (!g->sys->consts)
+    return;
+  buf_puts(b, "/* Constants: firmware values (the model's, if different, in comments). */\n");
+  for (Const *c = g->sys->consts; c; c = c->next) {
+    const char *v = c->v.c < 0 ? arena_printf("(%s)", c_int(c->v.c)) : c_int(c->v.c);
+    buf_printf(b, "#define %s_CONST_%s %s /* %s", g->p, c->name, v, esm_where(c->loc));
+    if (c->v.m != c->v.c)
+      buf_printf(b, ", model %ld", c->v.m);
+    buf_puts(b, " */\n");
+  }
+  buf_puts(b, "\n");
+}
+
+static void header_events(CGen *g, Buf *b) {
+  int n;
+  Event **ev = c_events_by_priority(g->sys, &n);
+  buf_puts(b, "/* Events, highest priority first. */\ntypedef enum {\n");
+  for (int i = 0; i < n; i++) {
+    buf_printf(b, "  %s_EV_%s, /* %s, capacity %ld, ", g->p, ev[i]->name, esm_where(ev[i]->loc),
+               ev[i]->cap_v.c);
+    if (c_event_handler(ev[i]))
+      buf_printf(b, "handled by %s */\n", ev[i]->owner->name);
+    else
+      buf_printf(b, "handled by %s in the model only */\n",
+                 ev[i]->owner ? ev[i]->owner->name : "no machine");
+  }
+  buf_printf(b, "  %s_NEVENTS\n} %s_event_t;\n\n", g->p, g->p);
+}
+
+static void header_ids(CGen *g, Buf *b) {
+  buf_puts(b, "/* Resources. */\ntypedef enum {\n");
+  for (Resource *r = g->sys->resources; r; r = r->next)
+    buf_printf(b, "  %s_RES_%s, /* %s */\n", g->p, r->name, esm_where(r->loc));
+  buf_printf(b, "  %s_NRESOURCES\n} %s_resource_t;\n\n", g->p, g->p);
+
+  buf_puts(b, "/* Firmware machines, by id (0 stands for none). */\nenum {\n");
+  for (Machine *m = g->sys->machines; m; m = m->next)
+    if (!m->env)
+      buf_printf(b, "  %s_MACH_%s = %d, /* %s */\n", g->p, m->name, m->id, esm_where(m->loc));
+  buf_printf(b, "  %s_NMACHINES = %d\n};\n\n", g->p, c_firmware_count(g->sys));
+
+  const char *p = g->p;
+  buf_printf(b,
+             "/* Fault codes passed to %s_hal_fault(). */\n"
+             "enum {\n"
+             "  %s_FAULT_ASSERT = 1,  /* an assert failed */\n"
+             "  %s_FAULT_RANGE,       /* a value outside its variable's or parameter's range */\n"
+             "  %s_FAULT_INDEX,       /* an array index out of bounds */\n"
+             "  %s_FAULT_QUEUE_FULL,  /* push onto a full queue */\n"
+             "  %s_FAULT_QUEUE_EMPTY, /* pop from an empty queue */\n"
+             "  %s_FAULT_RESOURCE,    /* release of a resource the machine does not hold */\n"
+             "  %s_FAULT_DIV_ZERO,    /* division or remainder by zero */\n"
+             "  %s_FAULT_CHAIN        /* a run-to-completion chain longer than %s_CHAIN_MAX */\n"
+             "};\n\n"
+             "/* Transitions one machine may fire in a row before it must yield. */\n"
+             "#ifndef %s_CHAIN_MAX\n#define %s_CHAIN_MAX 65535u\n#endif\n\n",
+             p, p, p, p, p, p, p, p, p, p, p, p);
+}
+
+static void header_queues(CGen *g, Buf *b) {
+  if (!g->sys->queues)
+    return;
+  buf_puts(b, "/* Queues: rings of the firmware depth. */\n");
+  for (Queue *q = g->sys->queues; q; q = q->next) {
+    buf_printf(b, "typedef struct { /* %s: queue %s[%ld] */\n", esm_where(q->loc), q->name,
+               q->depth_v.c);
+    buf_printf(b, "  %s buf[%ld];\n", c_type(g, &q->type), q->depth_v.c);
+    buf_printf(b, "  %s head, len;\n", c_unsigned_type(q->depth_v.c));
+    buf_printf(b, "} %s_queue_%s_t;\n", g->p, q->name);
+  }
+  buf_puts(b, "\n");
+}
+
+static void struct_var(CGen *g, Buf *b, Var *v, int ind) {
+  buf_printf(b, "%*s%s %s", ind, "", c_type(g, &v->type), c_field(v->name));
+  if (v->size)
+    buf_printf(b, "[%ld]", v->size_v.c);
+  buf_printf(b, "; /* %s: ", esm_where(v->loc));
+  esm_print_type(b, &v->type);
+  buf_puts(b, " */\n");
+}
+
+static void header_struct(CGen *g, Buf *b) {
+  System *sys = g->sys;
+  const char *p = g->p;
+  const char *pend = c_unsigned_type(c_max_capacity(sys));
+  const char *id = c_unsigned_type(c_firmware_count(sys));
+  buf_printf(b, "struct %s {\n", p);
+  if (sys->events)
+    buf_printf(b,
+               "  %s pending[%s_NEVENTS]; /* raised and not yet handled, by event */\n"
+               "  uint32_t overflow[%s_NEVENTS]; /* raises refused at capacity */\n"
+               "  uint32_t dispatched[%s_NEVENTS]; /* transitions fired on each event */\n",
+               pend, p, p, p);
+  if (sys->resources)
+    buf_printf(b,
+               "  %s owner[%s_NRESOURCES]; /* the holding machine, 0 when free */\n"
+               "  %s last_grant[%s_NRESOURCES]; /* round-robin: the machine served last */\n",
+               id, p, id, p);
+  buf_printf(b, "  %s last_spontaneous; /* round-robin: the machine that last fired a when or "
+                "acquire */\n", id);
+  buf_printf(b, "  uint32_t faults; /* failed run-time checks reported to the HAL */\n");
+  int any = 0;
+  for (Var *v = sys->globals; v; v = v->next)
+    if (!v->ghost) {
+      if (!any++)
+        buf_puts(b, "  struct {\n");
+      struct_var(g, b, v, 4);
+    }
+  if (any)
+    buf_puts(b, "  } g; /* system variables */\n");
+  if (sys->queues) {
+    buf_puts(b, "  struct {\n");
+    for (Queue *q = sys->queues; q; q = q->next)
+      buf_printf(b, "    %s_queue_%s_t %s;\n", p, q->name, c_field(q->name));
+    buf_puts(b, "  } q; /* queues */\n");
+  }
+  if (c_firmware_count(sys)) {
+    buf_puts(b, "  struct {\n");
+    for (Machine *m = sys->machines; m; m = m->next)
+      if (!m->env)
+        buf_printf(b, "    %s_%s_t %s;\n", p, m->name, c_field(m->name));
+    buf_puts(b, "  } m; /* firmware machines */\n");
+  }
+  buf_printf(b, "  void *user; /* for the HAL; %s_init() leaves it alone */\n};\n\n", p);
+}
+
+void c_system_header(CGen *g, Buf *b) {
+  const char *p = g->p;
+  buf_printf(b,
+             "/* %s.h: system %s, generated by esmc from %s; do not edit.\n"
+             " *\n"
+             " * Call %s_init() once; %s_raise() when hardware completes (from the HAL or an\n"
+             " * interrupt path); %s_step() or %s_run() from the main loop. %s_hal.h lists what\n"
+             " * the firmware must supply. Semantics: esm/README.md. */\n"
+             "#ifndef %s_H\n#define %s_H\n\n"
+             "#include <stdbool.h>\n#include <stdint.h>\n\n"
+             "typedef struct %s %s_t;\n\n",
+             p, p, esm_source_name(g->sys), p, p, p, p, p, p, p, p, p);
+  header_consts(g, b);
+  header_events(g, b);
+  header_ids(g, b);
+  header_queues(g, b);
+  for (Machine *m = g->sys->machines; m; m = m->next)
+    if (!m->env)
+      buf_printf(b, "#include \"%s_%s.h\"\n", p, m->name);
+  buf_puts(b, "\n");
+  header_struct(g, b);
+  buf_printf(b,
+             "void %s_init(%s_t *sys);\n"
+             "/* Makes ev pending; false (and counted in overflow[]) when at capacity. */\n"
+             "bool %s_raise(%s_t *sys, %s_event_t ev);\n"
+             "/* One run-to-completion step; false if no transition is enabled. */\n"
+             "bool %s_step(%s_t *sys);\n"
+             "/* Steps until nothing is enabled or max_steps; returns the steps taken. */\n"
+             "unsigned %s_run(%s_t *sys, unsigned max_steps);\n"
+             "const char *%s_event_name(int ev);\n"
+             "const char *%s_machine_name(int id);\n"
+             "const char *%s_state_name(int id, int state);\n\n",
+             p, p, p, p, p, p, p, p, p, p, p, p);
+  buf_printf(b,
+             "/* Run-time support for the machine code, in %s.c. */\n"
+             "void %s__fault(%s_t *sys, int code, const char *where);\n"
+             "int32_t %s__range(%s_t *sys, int32_t v, int32_t lo, int32_t hi, const char *where);\n"
+             "int32_t %s__index(%s_t *sys, int32_t i, int32_t len, const char *where);\n"
+             "int32_t %s__div(%s_t *sys, int32_t a, int32_t b, const char *where);\n"
+             "int32_t %s__mod(%s_t *sys, int32_t a, int32_t b, const char *where);\n",
+             p, p, p, p, p, p, p, p, p, p, p);
+  if (g->sys->resources)
+    buf_printf(b,
+               "int %s__turn(const %s_t *sys, %s_resource_t r);\n"
+               "void %s__grant(%s_t *sys, %s_resource_t r, int id);\n"
+               "void %s__release(%s_t *sys, %s_resource_t r, int id, const char *where);\n",
+               p, p, p, p, p, p, p, p, p);
+  buf_printf(b, "\n#endif\n");
+}
+
+/* ---- SYS_hal.h ---- */
+
+static void hal_action(CGen *g, Buf *b, HwAction *h) {
+  buf_printf(b, "/* %s: hardware action %s(", esm_where(h->loc), h->name);
+  for (Param *p = h->params; p; p = p->next) {
+    buf_printf(b, "%s: ", p->name);
+    esm_print_type(b, &p->type);
+    buf_puts(b, p->next ? ", " : "");
+  }
+  buf_printf(b, ") -> %s */\nvoid %s_hal_%s(%s_t *sys", h->env_name, g->p, h->name, g->p);
+  for (Param *p = h->params; p; p = p->next)
+    buf_printf(b, ", %s %s",
+               p->type.kind == TY_EVENT ? arena_printf("%s_event_t", g->p) : c_type(g, &p->type),
+               c_field(p->name));
+  buf_puts(b, ");\n\n");
+}
+
+void c_hal_header(CGen *g, Buf *b) {
+  const char *p = g->p;
+  buf_printf(b,
+             "/* %s_hal.h: the hardware interface of system %s, generated by esmc; do not edit.\n"
+             " * The firmware (or a test's simulated hardware) defines these functions. */\n"
+             "#ifndef %s_HAL_H\n#define %s_HAL_H\n\n#include \"%s.h\"\n\n",
+             p, p, p, p, p);
+  for (HwAction *h = g->sys->hwactions; h; h = h->next)
+    hal_action(g, b, h);
+  for (HwCond *c = g->sys->hwconds; c; c = c->next) {
+    int value = c->type.kind == TY_INT;
+    buf_printf(b, "/* %s: hardware %s %s%s */\n%s %s_hal_%s(%s_t *sys);\n\n",
+               esm_where(c->loc), value ? "value" : "condition", c->name,
+               value ? arena_printf(" : %s..%s, checked when read", c_int(c->type.lo_v.c),
+                                    c_int(c->type.hi_v.c))
+                     : "",
+               value ? "int32_t" : "bool", p, c->name, p);
+  }
+  buf_printf(b,
+             "/* A run-time check failed: code is a %s_FAULT_*, where is \"file.esm:LINE\". */\n"
+             "void %s_hal_fault(%s_t *sys, int code, const char *where);\n\n"
+             "#ifdef %s_TRACE\n"
+             "/* After every transition: the machine id, its states before and after, the event\n"
+             " * (-1 for when and acquire) and the transition's ESM line. */\n"
+             "void %s_hal_trace(%s_t *sys, int id, int from, int to, int ev, const char *where);\n"
+             "#endif\n\n#endif\n",
+             p, p, p, p, p, p);
+}
