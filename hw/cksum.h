@@ -1,0 +1,28 @@
+/* Internet checksum (RFC 1071): the 16-bit ones'-complement sum, computed incrementally over a
+ * byte stream split at any offsets, as the host DMA engine does while it copies. */
+#ifndef HW_CKSUM_H
+#define HW_CKSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hw_csum {
+  uint64_t sum;   /* unfolded sum of big-endian 16-bit words */
+  unsigned odd;   /* 1 when the stream so far has an odd number of bytes */
+};
+
+void hw_csum_init(struct hw_csum *c);
+void hw_csum_update(struct hw_csum *c, const void *data, size_t len);
+/* The folded ones'-complement sum (not complemented). */
+uint16_t hw_csum_sum(const struct hw_csum *c);
+/* The Internet checksum: the complement of the folded sum. */
+uint16_t hw_csum_final(const struct hw_csum *c);
+
+/* One-shot helpers. */
+uint16_t hw_csum_sum_of(const void *data, size_t len);
+uint16_t hw_inet_csum(const void *data, size_t len);
+/* Ones'-complement addition of two folded sums (of streams of even length, or the second
+ * starting at an even offset). */
+uint16_t hw_csum_add(uint16_t a, uint16_t b);
+
+#endif

@@ -1,0 +1,56 @@
+/* Host memory segments over shm_open. Names carry the pid and a counter seeded from the clock,
+ * so a stale NIC-side mapping of an old segment is never mistaken for a new one. */
+#include "hostmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "futex.h"
+
+static _Atomic uint32_t seg_counter;
+
+int hw_hostmem_create(struct hw_hostmem *m, size_t len) {
+  long page = sysconf(_SC_PAGESIZE);
+  memset(m, 0, sizeof *m);
+  if (len == 0 || len > ((size_t)1 << 40)) return -EINVAL;
+  len = (len + (size_t)page - 1) & ~((size_t)page - 1);
+  uint32_t zero = 0;
+  atomic_compare_exchange_strong(&seg_counter, &zero, (uint32_t)hw_mono_ns() | 1u);
+  for (int tries = 0; tries < 16; tries++) {
+    snprintf(m->name, sizeof m->name, HW_SEG_PREFIX "%x.%x", (unsigned)getpid(),
+             (unsigned)atomic_fetch_add(&seg_counter, 1));
+    int fd = shm_open(m->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) return -errno;
+    if (ftruncate(fd, (off_t)len) != 0) {
+      int e = errno;
+      close(fd);
+      shm_unlink(m->name);
+      return -e;
+    }
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+      shm_unlink(m->name);
+      return -e;
+    }
+    m->base = p;
+    m->len = len;
+    return 0;
+  }
+  return -EEXIST;
+}
+
+void hw_hostmem_destroy(struct hw_hostmem *m) {
+  if (m->base) {
+    munmap(m->base, m->len);
+    shm_unlink(m->name);
+  }
+  memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,74 @@
+/* Host address translation for the host DMA engine: the region table in the window says which
+ * host ranges the NIC may touch, with which protection tag and direction. The table is written
+ * by other processes, so each entry is copied and re-checked against its generation, and the
+ * final bound is the NIC's own mapping of the segment, whatever the table says. */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nic_internal.h"
+
+static void unmap(struct seg_map *s) {
+  if (s->map) munmap(s->map, s->len);
+  s->map = NULL;
+  s->len = 0;
+  s->gen = 0;
+}
+
+static bool map_segment(struct seg_map *s, const char *name, uint32_t gen) {
+  if (s->map && s->gen == gen) return true;
+  unmap(s);
+  if (strncmp(name, HW_SEG_PREFIX, strlen(HW_SEG_PREFIX)) != 0) return false;
+  int fd = shm_open(name, O_RDWR, 0);
+  if (fd < 0) return false;
+  struct stat st;
+  void *p = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size > 0)
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return false;
+  s->map = p;
+  s->len = (size_t)st.st_size;
+  s->gen = gen;
+  return true;
+}
+
+enum nic_hdma_status nic_iommu_map(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag,
+                                   uint32_t access, uint8_t **p) {
+  enum nic_hdma_status err = NIC_HDMA_EPROT;
+  for (unsigned id = 0; id < HW_REGIONS; id++) {
+    struct hw_region *g = &nic->win.regions[id];
+    if (atomic_load_explicit(&g->state, memory_order_acquire) != HW_REGION_VALID) continue;
+    uint32_t gen = atomic_load(&g->gen);
+    uint64_t base = g->host_base, rlen = g->len, seg_off = g->seg_off;
+    uint32_t rtag = g->ptag, racc = g->access;
+    char name[HW_SEG_NAME_LEN];
+    memcpy(name, g->seg, sizeof name);
+    name[sizeof name - 1] = 0;
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load(&g->state) != HW_REGION_VALID || atomic_load(&g->gen) != gen) continue;
+    if (host < base || host - base > rlen || len > rlen - (host - base)) continue;
+    if (rtag != ptag) {
+      if (err == NIC_HDMA_EPROT) err = NIC_HDMA_EPTAG;
+      continue;
+    }
+    if ((racc & access) != access) {
+      err = NIC_HDMA_EACCESS;
+      continue;
+    }
+    struct seg_map *s = &nic->seg[id];
+    /* gen is never 0 for a published entry (hwin_region_add bumps it), so 0 marks no mapping. */
+    if (gen == 0 || !map_segment(s, name, gen)) return NIC_HDMA_EMAP;
+    uint64_t off = seg_off + (host - base);
+    if (off < seg_off || off > s->len || len > s->len - off) return NIC_HDMA_EMAP;
+    *p = s->map + off;
+    return NIC_HDMA_DONE;
+  }
+  return err;
+}
+
+void nic_iommu_release(struct nic *nic) {
+  for (unsigned id = 0; id < HW_REGIONS; id++) unmap(&nic->seg[id]);
+}

@@ -1,0 +1,252 @@
+/* In-memory fabric: frames are copied into per-link FIFO queues stamped with their arrival
+ * time; poll checks them with hw_link_parse and hands out the good ones. */
+#include "memfab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+
+struct pkt {
+  struct pkt *next;
+  uint64_t arrival;
+  size_t len;
+  uint8_t bytes[];
+};
+
+struct link {
+  struct pkt *head, *tail;
+  unsigned depth;
+  uint64_t last_arrival;
+};
+
+struct memfab {
+  struct fabric f;
+  uint64_t latency;
+  unsigned queue_depth;
+  uint64_t index;
+  memfab_fault_fn fault;
+  void *fault_ctx;
+  bool *up;                      /* per node */
+  struct link *links;            /* [dst * nodes + src] */
+  struct pkt **held;             /* per node: the frame the last poll returned */
+  struct fabric_counters *cnt;   /* per node */
+};
+
+static struct memfab *M(struct fabric *f) { return (struct memfab *)f; }
+
+static struct link *lnk(struct memfab *m, unsigned src, unsigned dst) {
+  return &m->links[(size_t)dst * m->f.nodes + src];
+}
+
+static void drop_queue(struct memfab *m, unsigned dst, enum fab_drop why) {
+  for (unsigned s = 0; s < m->f.nodes; s++) {
+    struct link *l = lnk(m, s, dst);
+    while (l->head) {
+      struct pkt *p = l->head;
+      l->head = p->next;
+      free(p);
+      m->cnt[dst].drops[why]++;
+    }
+    l->tail = NULL;
+    l->depth = 0;
+  }
+}
+
+static int enqueue(struct memfab *m, uint16_t src, uint16_t dst, const uint8_t *bytes, size_t len,
+                   uint64_t now, bool hooked) {
+  struct fabric_counters *c = &m->cnt[src];
+  if (dst >= m->f.nodes) {
+    c->drops[FAB_DROP_NO_ROUTE]++;
+    return -EHOSTUNREACH;
+  }
+  if (!m->up[src] || !m->up[dst]) {
+    c->drops[FAB_DROP_LINK_DOWN]++;
+    return -ENETDOWN;
+  }
+  struct link *l = lnk(m, src, dst);
+  if (l->depth >= m->queue_depth) {
+    c->drops[FAB_DROP_QUEUE_FULL]++;
+    return -ENOBUFS;
+  }
+  struct pkt *p = malloc(sizeof *p + (len ? len : 1));
+  if (!p) {
+    c->drops[FAB_DROP_QUEUE_FULL]++;
+    return -ENOMEM;
+  }
+  memcpy(p->bytes, bytes, len);
+  p->len = len;
+  if (hooked) {
+    c->tx_packets++;
+    c->tx_bytes += len;
+    uint64_t idx = m->index++;
+    if (m->fault && m->fault(m->fault_ctx, src, dst, idx, p->bytes, &p->len) == MEMFAB_DROP) {
+      free(p);
+      c->drops[FAB_DROP_INJECTED]++;
+      return 0; /* lost in the network: the sender cannot tell */
+    }
+    if (p->len > len) p->len = len; /* a hook may shorten a frame, never lengthen it */
+  }
+  uint64_t a = now + m->latency;
+  if (a < l->last_arrival) a = l->last_arrival; /* FIFO per link */
+  p->arrival = l->last_arrival = a;
+  p->next = NULL;
+  if (l->tail) l->tail->next = p; else l->head = p;
+  l->tail = p;
+  l->depth++;
+  return 0;
+}
+
+static int mf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *frame, size_t len,
+                   uint64_t now) {
+  struct memfab *m = M(f);
+  if (src >= f->nodes) return -EINVAL;
+  return enqueue(m, src, dst, frame, len, now, true);
+}
+
+/* The link whose head poll would take next, or NULL. */
+static struct link *pick(struct memfab *m, uint16_t node, int from, unsigned *src) {
+  struct link *best = NULL;
+  for (unsigned s = 0; s < m->f.nodes; s++) {
+    if (from >= 0 && (unsigned)from != s) continue;
+    struct link *l = lnk(m, s, node);
+    if (l->head && (!best || l->head->arrival < best->head->arrival)) {
+      best = l;
+      *src = s;
+    }
+  }
+  return best;
+}
+
+static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, struct fabric_rx *rx) {
+  struct memfab *m = M(f);
+  if (node >= f->nodes) return -EINVAL;
+  free(m->held[node]);
+  m->held[node] = NULL;
+  if (!m->up[node]) return 0;
+  for (;;) {
+    unsigned src = 0;
+    struct link *l = pick(m, node, from, &src);
+    if (!l || l->head->arrival > now) return 0;
+    struct pkt *p = l->head;
+    l->head = p->next;
+    if (!l->head) l->tail = NULL;
+    l->depth--;
+    struct hw_link_hdr h;
+    const uint8_t *payload;
+    enum hw_link_err e = hw_link_parse(p->bytes, p->len, &h, &payload);
+    if (e == HW_LINK_OK && (h.src != src || h.dst != node)) e = HW_LINK_EMAGIC;
+    if (e != HW_LINK_OK) {
+      enum fab_drop why = e == HW_LINK_ECRC ? FAB_DROP_CRC
+                        : e == HW_LINK_ELEN ? FAB_DROP_LENGTH
+                                            : FAB_DROP_MALFORMED;
+      m->cnt[node].drops[why]++;
+      free(p);
+      continue;
+    }
+    m->held[node] = p;
+    m->cnt[node].rx_packets++;
+    m->cnt[node].rx_bytes += p->len;
+    rx->src = h.src;
+    rx->flags = h.flags;
+    rx->frame = h.frame;
+    rx->payload = payload;
+    rx->len = h.len;
+    rx->arrival_ns = p->arrival;
+    return 1;
+  }
+}
+
+static uint64_t mf_next_due(struct fabric *f, uint16_t node, int from) {
+  struct memfab *m = M(f);
+  unsigned src;
+  if (node >= f->nodes || !m->up[node]) return FAB_NEVER;
+  struct link *l = pick(m, node, from, &src);
+  return l ? l->head->arrival : FAB_NEVER;
+}
+
+static bool mf_link_up(struct fabric *f, uint16_t node) {
+  return node < f->nodes && M(f)->up[node];
+}
+
+static void mf_counters(struct fabric *f, int node, struct fabric_counters *out) {
+  struct memfab *m = M(f);
+  memset(out, 0, sizeof *out);
+  for (unsigned n = 0; n < f->nodes; n++) {
+    if (node >= 0 && (unsigned)node != n) continue;
+    const struct fabric_counters *c = &m->cnt[n];
+    out->tx_packets += c->tx_packets;
+    out->tx_bytes += c->tx_bytes;
+    out->rx_packets += c->rx_packets;
+    out->rx_bytes += c->rx_bytes;
+    for (int d = 0; d < FAB_DROP_N; d++) out->drops[d] += c->drops[d];
+  }
+}
+
+static void mf_close(struct fabric *f) {
+  struct memfab *m = M(f);
+  for (unsigned n = 0; n < f->nodes; n++) {
+    drop_queue(m, n, FAB_DROP_LINK_DOWN);
+    free(m->held[n]);
+  }
+  free(m->up);
+  free(m->links);
+  free(m->held);
+  free(m->cnt);
+  free(m);
+}
+
+static const struct fabric_ops memfab_ops = {
+    .name = "memory",
+    .send = mf_send,
+    .poll = mf_poll,
+    .next_due = mf_next_due,
+    .link_up = mf_link_up,
+    .counters = mf_counters,
+    .close = mf_close,
+};
+
+struct fabric *memfab_create(const struct memfab_config *cfg) {
+  if (!cfg || cfg->nodes == 0 || cfg->nodes > 1024) return NULL;
+  struct memfab *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  unsigned n = cfg->nodes;
+  m->f.ops = &memfab_ops;
+  m->f.nodes = n;
+  m->latency = cfg->latency_ns;
+  m->queue_depth = cfg->queue_depth ? cfg->queue_depth : 4096;
+  m->up = calloc(n, sizeof *m->up);
+  m->links = calloc((size_t)n * n, sizeof *m->links);
+  m->held = calloc(n, sizeof *m->held);
+  m->cnt = calloc(n, sizeof *m->cnt);
+  if (!m->up || !m->links || !m->held || !m->cnt) {
+    free(m->up);
+    free(m->links);
+    free(m->held);
+    free(m->cnt);
+    free(m);
+    return NULL;
+  }
+  for (unsigned i = 0; i < n; i++) m->up[i] = true;
+  return &m->f;
+}
+
+void memfab_set_fault(struct fabric *f, memfab_fault_fn fn, void *ctx) {
+  M(f)->fault = fn;
+  M(f)->fault_ctx = ctx;
+}
+
+int memfab_set_link(struct fabric *f, uint16_t node, bool up) {
+  struct memfab *m = M(f);
+  if (node >= f->nodes) return -EINVAL;
+  if (m->up[node] && !up) drop_queue(m, node, FAB_DROP_LINK_DOWN);
+  m->up[node] = up;
+  return 0;
+}
+
+int memfab_inject(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *bytes, size_t len,
+                  uint64_t now) {
+  if (src >= f->nodes) return -EINVAL;
+  return enqueue(M(f), src, dst, bytes, len, now, false);
+}

@@ -1,0 +1,63 @@
+/* The receive DMA engine: frames from the link append to the armed buffer until one marked
+ * end of message (SMLT). While a message is in progress only its sender's frames are taken,
+ * as a Myrinet worm holds the path; others wait in the fabric. Bytes beyond the buffer are
+ * discarded and the message flagged truncated. */
+#include <string.h>
+
+#include "link.h"
+#include "nic_internal.h"
+
+int nic_recv_arm(struct nic *nic, uint32_t sram, uint32_t cap) {
+  if (nic->recv.st.state == NIC_RECV_ARMED) return NIC_EBUSY;
+  if (!nic_sram_ok(nic, sram, cap)) return NIC_ERANGE;
+  nic->recv.base = sram;
+  nic->recv.cap = cap;
+  memset(&nic->recv.st, 0, sizeof nic->recv.st);
+  nic->recv.st.state = NIC_RECV_ARMED;
+  return NIC_OK;
+}
+
+void nic_recv_status(const struct nic *nic, struct nic_recv_status *st) { *st = nic->recv.st; }
+
+int nic_recv_abort(struct nic *nic) {
+  if (nic->recv.st.state != NIC_RECV_ARMED) return NIC_EINVAL;
+  nic->recv.st.state = NIC_RECV_DONE;
+  nic->recv.lock = FAB_ANY;
+  return NIC_OK;
+}
+
+uint64_t nic_recv_due(struct nic *nic) {
+  if (nic->recv.st.state != NIC_RECV_ARMED || !nic->fab) return NIC_NEVER;
+  return fabric_next_due(nic->fab, nic->cfg.node, nic->recv.lock);
+}
+
+void nic_recv_fire(struct nic *nic) {
+  struct fabric_rx rx;
+  struct nic_recv_status *st = &nic->recv.st;
+  if (fabric_poll(nic->fab, nic->cfg.node, nic->recv.lock, nic->now, &rx) != 1) return;
+  if (st->frags == 0) {
+    st->src = rx.src;
+    nic->recv.lock = rx.src;
+    nic_isr_set(nic, NIC_ISR_HEAD);
+  }
+  uint32_t room = nic->recv.cap - st->len;
+  uint32_t n = rx.len < room ? rx.len : room;
+  if (n) memcpy(nic->sram + nic->recv.base + st->len, rx.payload, n);
+  st->len += n;
+  if (n < rx.len && !(st->flags & NIC_RECV_TRUNC)) {
+    st->flags |= NIC_RECV_TRUNC;
+    nic_isr_set(nic, NIC_ISR_BUFF);
+    nic_ctr_add(nic, HW_CTR_RECV_TRUNC, 1);
+  }
+  st->msg_len = rx.len > UINT32_MAX - st->msg_len ? UINT32_MAX : st->msg_len + rx.len;
+  st->frags++;
+  nic_ctr_add(nic, HW_CTR_RECV_FRAMES, 1);
+  nic_ctr_add(nic, HW_CTR_RECV_BYTES, n);
+  if (rx.flags & HW_LINK_EOM) {
+    st->flags |= NIC_RECV_EOM;
+    st->state = NIC_RECV_DONE;
+    nic->recv.lock = FAB_ANY;
+    nic_ctr_add(nic, HW_CTR_RECV_MSGS, 1);
+    nic_isr_set(nic, NIC_ISR_RECV);
+  }
+}

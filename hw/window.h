@@ -1,0 +1,135 @@
+/* The host-visible window of one NIC: a shared memory object holding the register page,
+ * the host memory region table and the SRAM, which nicd creates and host processes map.
+ * Layout in MEMORY-MAP.md; this header is its C form and the host-side accessors. */
+#ifndef HW_WINDOW_H
+#define HW_WINDOW_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hostmem.h"
+
+#define HW_WIN_MAGIC      0x43494e56u /* "VNIC" in little-endian memory */
+#define HW_WIN_VERSION    1
+#define HW_DOORBELLS      32
+#define HW_REGIONS        256
+#define HW_REGIONS_OFF    0x1000u
+#define HW_SRAM_OFF       0x10000u
+#define HW_SRAM_DEFAULT   (2u << 20)
+#define HW_SRAM_MIN       0x1000u
+#define HW_SRAM_MAX       (64u << 20)
+
+/* regs.state */
+#define HW_NIC_RUNNING 1u
+#define HW_NIC_STOPPED 2u
+
+/* Counters the NIC keeps in the register page for host tools. */
+enum hw_ctr {
+  HW_CTR_DOORBELLS, HW_CTR_HOST_SIGNALS, HW_CTR_TIMER_FIRES,
+  HW_CTR_HDMA_DESCS, HW_CTR_HDMA_BYTES, HW_CTR_HDMA_ERRORS, HW_CTR_HDMA_BUSY_NS,
+  HW_CTR_SEND_FRAMES, HW_CTR_SEND_BYTES, HW_CTR_SEND_DROPS, HW_CTR_SEND_BUSY_NS,
+  HW_CTR_RECV_FRAMES, HW_CTR_RECV_BYTES, HW_CTR_RECV_MSGS, HW_CTR_RECV_TRUNC,
+  HW_CTR_N
+};
+
+/* The register page, at window offset 0. Fields a process other than the NIC's writes, or
+ * reads while the NIC writes, are atomics. */
+struct hw_regs {
+  /* 0x000: identification, written once by the NIC before anyone maps the window */
+  uint32_t magic, version;
+  uint32_t sram_off, sram_size;
+  uint64_t win_size;
+  uint32_t regions_off, nregions;
+  uint32_t node;
+  int32_t nic_pid;
+  _Atomic uint32_t state;       /* HW_NIC_RUNNING / HW_NIC_STOPPED */
+  uint32_t rsvd0;
+  _Atomic uint64_t clock_ns;    /* the NIC's emulated clock, also a heartbeat */
+  uint8_t pad0[0x40 - 0x38];
+  /* 0x040: the event registers (the firmware's; hosts may read them) */
+  _Atomic uint32_t isr, imr;
+  uint8_t pad1[0x80 - 0x48];
+  /* 0x080: host -> NIC */
+  _Atomic uint32_t db_pending;  /* bit i: doorbell i written since the firmware last took it */
+  _Atomic uint32_t nic_seq;     /* futex word the NIC sleeps on; hosts bump it */
+  _Atomic uint32_t nic_sleeping;
+  uint8_t pad2[0xc0 - 0x8c];
+  /* 0x0c0: NIC -> host */
+  _Atomic uint32_t host_irq;    /* signal bits raised by the firmware, taken by hosts */
+  _Atomic uint32_t host_seq;    /* futex word hosts sleep on */
+  _Atomic uint32_t host_waiters;
+  uint8_t pad3[0x100 - 0xcc];
+  /* 0x100: mailboxes, the values written with the doorbells */
+  _Atomic uint32_t mailbox[HW_DOORBELLS];
+  uint8_t pad4[0x200 - 0x180];
+  /* 0x200: counters */
+  _Atomic uint64_t ctr[HW_CTR_N];
+};
+
+/* Region table entry state */
+#define HW_REGION_FREE  0u
+#define HW_REGION_BUSY  1u  /* a host is filling it in */
+#define HW_REGION_VALID 2u
+
+/* Region access: which directions the NIC may move data. */
+#define HW_ACC_NIC_READ  1u /* host -> SRAM (E2L) */
+#define HW_ACC_NIC_WRITE 2u /* SRAM -> host (L2E) */
+
+/* One registered host memory region, 64 bytes, at HW_REGIONS_OFF + 64 * id. */
+struct hw_region {
+  _Atomic uint32_t state;
+  _Atomic uint32_t gen;         /* bumped on every change, so the NIC notices re-use */
+  uint32_t ptag, access;
+  uint64_t host_base, len;      /* host virtual addresses [host_base, host_base + len) */
+  uint64_t seg_off;             /* where host_base lies in the segment */
+  char seg[HW_SEG_NAME_LEN];    /* the segment's shm name */
+};
+
+/* A mapping of a window, in the NIC's process or a host's. */
+struct hwin {
+  uint8_t *base;
+  size_t size;
+  struct hw_regs *regs;
+  struct hw_region *regions;
+  uint8_t *sram;
+  uint32_t sram_size;
+  int fd;
+  bool owner;
+  char name[64];
+};
+
+/* NIC side: creates the window, named (shm_open, for nicd) or anonymous (name NULL: memfd,
+ * shared with children through fd). 0 or -errno. */
+int hwin_create(struct hwin *w, const char *name, uint32_t sram_size, uint16_t node);
+/* Host side: maps an existing window by name or from an inherited descriptor, after checking
+ * its layout against the object's size. 0 or -errno (-EPROTO for a bad layout). */
+int hwin_open(struct hwin *w, const char *name);
+int hwin_open_fd(struct hwin *w, int fd);
+/* Unmaps. The owner also marks the NIC stopped, wakes every waiting host and unlinks. */
+void hwin_close(struct hwin *w);
+
+/* Host side. */
+int hwin_doorbell(struct hwin *w, unsigned i, uint32_t value);
+/* Waits until one of the mask bits of host_irq is set, takes (clears) those bits and returns
+ * them in *got. Polls briefly, then sleeps. 0, -ETIMEDOUT, or -EPIPE when the NIC stopped
+ * (marked stopped, or its process is gone). timeout_ns < 0 waits without limit. */
+int hwin_wait_irq(struct hwin *w, uint32_t mask, int64_t timeout_ns, uint32_t *got);
+bool hwin_nic_alive(struct hwin *w);
+/* Registers [off, off + len) of segment m with a protection tag and access bits: the NIC may
+ * then DMA there. Returns the region id (>= 0) and its host address, or -errno. */
+int hwin_region_add(struct hwin *w, const struct hw_hostmem *m, size_t off, size_t len,
+                    uint32_t ptag, uint32_t access, uint64_t *host_addr);
+int hwin_region_remove(struct hwin *w, int id);
+/* Programmed I/O into the SRAM, bounds-checked. 0 or -ERANGE. */
+int hwin_sram_write(struct hwin *w, uint32_t addr, const void *src, size_t len);
+int hwin_sram_read(struct hwin *w, uint32_t addr, void *dst, size_t len);
+
+/* NIC side. */
+void hwin_signal_host(struct hwin *w, uint32_t bits);
+/* Sleeps until a doorbell is pending or timeout_ns passes (< 0: no limit). 1 when a doorbell
+ * is pending, 0 on timeout. */
+int hwin_nic_wait(struct hwin *w, int64_t timeout_ns);
+
+#endif

@@ -1,0 +1,90 @@
+/* Internet checksum against RFC 1071 and IPv4 vectors and a byte-pair reference; CRC-32. */
+#include <string.h>
+
+#include "../../hw/cksum.h"
+#include "../../hw/crc32.h"
+#include "hwtest.h"
+
+static void rfc1071_vector(void **state) {
+  (void)state;
+  const uint8_t v[] = {0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7};
+  assert_int_equal(hw_csum_sum_of(v, sizeof v), 0xddf2);
+  assert_int_equal(hw_inet_csum(v, sizeof v), 0x220d);
+}
+
+static void ipv4_header_vector(void **state) {
+  (void)state;
+  uint8_t h[] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+                 0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
+  assert_int_equal(hw_inet_csum(h, sizeof h), 0xb861);
+  h[10] = 0xb8;
+  h[11] = 0x61;
+  assert_int_equal(hw_csum_sum_of(h, sizeof h), 0xffff); /* verifies to -0 */
+}
+
+static void empty_and_odd(void **state) {
+  (void)state;
+  assert_int_equal(hw_csum_sum_of("", 0), 0);
+  assert_int_equal(hw_inet_csum("", 0), 0xffff);
+  const uint8_t one[] = {0xab};
+  assert_int_equal(hw_csum_sum_of(one, 1), 0xab00); /* padded with a zero byte */
+  const uint8_t three[] = {0x01, 0x02, 0x03};
+  assert_int_equal(hw_csum_sum_of(three, 3), 0x0102 + 0x0300);
+}
+
+static void matches_reference(void **state) {
+  (void)state;
+  static uint8_t buf[4099];
+  for (uint32_t seed = 1; seed <= 20; seed++) {
+    t_fill(buf, sizeof buf, seed);
+    for (size_t off = 0; off < 8; off++)
+      for (size_t len = 0; len + off <= sizeof buf; len += 1 + len / 3)
+        assert_int_equal(hw_csum_sum_of(buf + off, len), t_ref_sum(buf + off, len));
+  }
+  memset(buf, 0xff, sizeof buf); /* all-ones: the fold carries the most */
+  assert_int_equal(hw_csum_sum_of(buf, sizeof buf), t_ref_sum(buf, sizeof buf));
+}
+
+static void streaming_any_split(void **state) {
+  (void)state;
+  uint8_t buf[257];
+  t_fill(buf, sizeof buf, 7);
+  uint16_t whole = hw_csum_sum_of(buf, sizeof buf);
+  for (size_t a = 0; a <= sizeof buf; a += 3)
+    for (size_t b = a; b <= sizeof buf; b += 7) {
+      struct hw_csum c;
+      hw_csum_init(&c);
+      hw_csum_update(&c, buf, a);
+      hw_csum_update(&c, buf + a, b - a);
+      hw_csum_update(&c, buf + b, sizeof buf - b);
+      assert_int_equal(hw_csum_sum(&c), whole);
+      assert_int_equal(hw_csum_final(&c), (uint16_t)~whole);
+    }
+}
+
+static void combine_even_parts(void **state) {
+  (void)state;
+  uint8_t buf[100];
+  t_fill(buf, sizeof buf, 3);
+  assert_int_equal(hw_csum_add(hw_csum_sum_of(buf, 40), hw_csum_sum_of(buf + 40, 60)),
+                   hw_csum_sum_of(buf, 100));
+}
+
+static void crc32_vectors(void **state) {
+  (void)state;
+  assert_int_equal(hw_crc32(0, "123456789", 9), 0xcbf43926u);
+  assert_int_equal(hw_crc32(0, "", 0), 0);
+  assert_int_equal(hw_crc32(0, "a", 1), 0xe8b7be43u);
+  uint32_t c = hw_crc32(0, "1234", 4);
+  assert_int_equal(hw_crc32(c, "56789", 5), 0xcbf43926u);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(rfc1071_vector),    cmocka_unit_test(ipv4_header_vector),
+      cmocka_unit_test(empty_and_odd),     cmocka_unit_test(matches_reference),
+      cmocka_unit_test(streaming_any_split), cmocka_unit_test(combine_even_parts),
+      cmocka_unit_test(crc32_vectors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
