@@ -158,20 +158,30 @@ static void check_consts(System *sys) {
   }
 }
 
-/* Evaluates a count (capacity, depth, array length) in both worlds and checks 1 <= n <= max. */
-static void count_value(System *sys, Expr *e, Val2 *out, const char *what, long max) {
+/* Evaluates a count (capacity, depth, array length) and checks 1 <= n <= max in both worlds,
+ * or in the model only for counts that exist only there (hardware request queues). */
+static void count_value_in(System *sys, Expr *e, Val2 *out, const char *what, long max,
+                           int model_only) {
   out->c = out->m = 1;
   if (!e)
     return;
   Val2 v;
   if (const_value(sys, e, &v, what) != 0)
     return;
+  if (model_only && v.m >= 1 && v.m <= max) {
+    *out = v;
+    return;
+  }
   if (v.c < 1 || v.m < 1 || v.c > max || v.m > max) {
     error_at(e->loc, "%s must be between 1 and %ld (it is %ld in the firmware, %ld in the model)",
              what, max, v.c, v.m);
     return;
   }
   *out = v;
+}
+
+static void count_value(System *sys, Expr *e, Val2 *out, const char *what, long max) {
+  count_value_in(sys, e, out, what, max, 0);
 }
 
 static void check_type(System *sys, Type *t) {
@@ -269,7 +279,7 @@ static void check_decls(System *sys) {
         if (!strcmp(q->name, p->name))
           error_at(p->loc, "parameter '%s' is declared twice", p->name);
     }
-    count_value(sys, h->depth, &h->depth_v, "a request queue depth", 255);
+    count_value_in(sys, h->depth, &h->depth_v, "a request queue depth", 255, 1);
     h->env = find_machine(sys, h->env_name);
     if (!h->env)
       error_at(h->env_loc, "unknown environment machine '%s'", h->env_name);

@@ -31,7 +31,8 @@ typedef struct {
   int failures;
   const char *first_failure;
   /* host */
-  int posted, tx_fetched, rx_delivered;
+  int posted, tx_fetched, tx_announced, tx_completed, rx_delivered;
+  int tx_len[NMSG], rx_len[NMSG];       /* message lengths, 1..MSGLEN */
   unsigned char host_rx[NBUF][MSGLEN];  /* where RDMA writes each receive buffer's message */
   /* SRAM */
   unsigned char sram_s[NBUF][MSGLEN], sram_r[NBUF][MSGLEN];
@@ -104,6 +105,24 @@ void datapath_hal_recv_arm(datapath_t *sys, uint8_t buf) {
   sim.eom = false;
   sim.r_arrived[buf] = sim.r_tohost[buf] = 0;
   sim.r_seq[buf] = sim.peer_seq;
+}
+
+void datapath_hal_tx_complete(datapath_t *sys, uint8_t buf) {
+  (void)sys;
+  if (sim.s_onwire[buf] != sim.s_written[buf] || sim.s_written[buf] != sim.tx_len[sim.s_seq[buf]])
+    fail("send completion for buffer %d before its message left", buf);
+  if (sim.s_seq[buf] != sim.tx_completed)
+    fail("send completions out of order");
+  sim.tx_completed++;
+}
+
+int32_t datapath_hal_tx_len(datapath_t *sys) {
+  (void)sys;
+  if (sim.tx_announced >= sim.posted) {
+    fail("SDMA asked for the length of a message the host never posted");
+    return 1;
+  }
+  return sim.tx_len[sim.tx_announced++];
 }
 
 void datapath_hal_rx_complete(datapath_t *sys, uint8_t buf, uint16_t len) {
@@ -191,7 +210,7 @@ static void complete_send(datapath_t *sys) {
   else
     sim.fine_frags++;
   if (r->last) {
-    if (sim.wire_off != MSGLEN)
+    if (sim.wire_off != sim.tx_len[sim.wire_seq])
       fail("end of message (SMLT) after %d bytes", sim.wire_off);
     sim.wire_seq++;
     sim.wire_off = 0;
@@ -202,15 +221,16 @@ static void complete_send(datapath_t *sys) {
 
 /* The peer's next fragment lands in the armed buffer; the progress bit coalesces as in an ISR. */
 static void receive_fragment(datapath_t *sys) {
-  int n = 1 + (int)rnd(MSGLEN - sim.rcount);
+  int total = sim.rx_len[sim.peer_seq];
+  int n = 1 + (int)rnd((unsigned)(total - sim.rcount));
   if (rnd(4) == 0)
-    n = MSGLEN - sim.rcount;
+    n = total - sim.rcount;
   int b = sim.rbuf;
   for (int i = 0; i < n; i++)
     sim.sram_r[b][sim.rcount + i] = rx_byte(sim.peer_seq, sim.rcount + i);
   sim.rcount += n;
   sim.r_arrived[b] = sim.rcount;
-  if (sim.rcount == MSGLEN) {
+  if (sim.rcount == total) {
     sim.eom = true;
     sim.armed = false;
     sim.peer_seq++;
@@ -224,9 +244,10 @@ static void complete_rx(datapath_t *sys) {
   int b = r->buf;
   if (sim.r_seq[b] != sim.rx_delivered)
     fail("host got message %d, expected %d", sim.r_seq[b], sim.rx_delivered);
-  if (r->len != MSGLEN || sim.r_tohost[b] != MSGLEN)
-    fail("host got an incomplete message (%d bytes)", r->len);
-  for (int i = 0; i < MSGLEN; i++)
+  int want = sim.rx_len[sim.rx_delivered];
+  if (r->len != want || sim.r_tohost[b] != want)
+    fail("host got %d bytes of a %d-byte message", r->len, want);
+  for (int i = 0; i < want; i++)
     if (sim.host_rx[b][i] != rx_byte(sim.rx_delivered, i)) {
       fail("wrong byte in host memory: message %d offset %d", sim.rx_delivered, i);
       break;
@@ -237,7 +258,16 @@ static void complete_rx(datapath_t *sys) {
 }
 
 static bool all_done(void) {
-  return sim.wire_seq == NMSG && sim.rx_delivered == NMSG;
+  return sim.wire_seq == NMSG && sim.tx_completed == NMSG && sim.rx_delivered == NMSG;
+}
+
+/* Mostly full buffers, with short messages and single bytes mixed in. */
+static int pick_len(void) {
+  switch (rnd(4)) {
+  case 0: return 1 + (int)rnd(16);
+  case 1: return 1 + (int)rnd(MSGLEN);
+  default: return MSGLEN;
+  }
 }
 
 /* One run with one seed; returns 1 if every check held. */
@@ -245,6 +275,10 @@ static int run(unsigned long seed) {
   static datapath_t sys;
   memset(&sim, 0, sizeof sim);
   sim.rng = seed;
+  for (int i = 0; i < NMSG; i++) {
+    sim.tx_len[i] = pick_len();
+    sim.rx_len[i] = pick_len();
+  }
   datapath_init(&sys);
   long iter;
   for (iter = 0; iter < MAX_ITER && !all_done() && sim.failures == 0; iter++) {
@@ -270,7 +304,7 @@ static int run(unsigned long seed) {
         complete_rx(&sys);
       break;
     case 6:
-      if (sim.posted < NMSG && sys.pending[datapath_EV_doorbell] < 2) {
+      if (sim.posted < NMSG && sys.pending[datapath_EV_doorbell] < 2 + rnd(8)) {
         sim.posted++;
         raise_ev(&sys, datapath_EV_doorbell);
       }

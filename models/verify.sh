@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# models/verify.sh: checks PROMELA models written by esmc with Spin, the driver of `make verify`.
+#
+#   models/verify.sh [--esmc PATH] [--keep] [--witness] MODEL.pml...
+#
+# For each model it runs, one after another:
+#   - the deadlock + run-time checks (every assert, range, capacity, overflow, resource misuse):
+#     pan compiled with -DNOCLAIM, so invalid end states and assertions are both checked;
+#   - each `always` and `reachable` property: a safety search on its ltl claim (-DSAFETY);
+#     `reachable` passes iff Spin refutes [] !P, i.e. finds a witness;
+#   - each `eventually` and `leadsto` property: an acceptance-cycle search under weak fairness
+#     (pan -a -f; never -DSAFETY, which silently drops liveness).
+# Every run uses -b (exceeding the depth bound is an error) and -DMEMLIM, so an incomplete
+# search FAILS instead of passing. pan exits 0 even when it finds errors, so the verdict comes
+# from its output. Prints a table, then the counterexample of every failure in ESM terms
+# (esmc --trail), and exits 1 if anything failed.
+#
+# Environment: ESMC (esmc binary for --trail; default build/bin/esmc), VERIFY_MEMLIM (MB, 2048),
+# VERIFY_DEPTH (pan -m, 1000000), VERIFY_HASH (pan -w, 22), VERIFY_TIMEOUT (s per run, 900),
+# VERIFY_CFLAGS (for pan.c, -O2), VERIFY_WORKDIR (kept work directory instead of a temporary one).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+ESMC=${ESMC:-$here/../build/bin/esmc}
+MEMLIM=${VERIFY_MEMLIM:-2048}
+DEPTH=${VERIFY_DEPTH:-1000000}
+HASH=${VERIFY_HASH:-22}
+TLIMIT=${VERIFY_TIMEOUT:-900}
+keep=0; witness=0; models=()
+
+usage() {
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --esmc) ESMC=$2; shift 2 ;;
+    --keep) keep=1; shift ;;
+    --witness) witness=1; shift ;;
+    -h|--help) usage ;;
+    -*) echo "verify.sh: unknown option $1" >&2; usage ;;
+    *) models+=("$1"); shift ;;
+  esac
+done
+[[ ${#models[@]} -gt 0 ]] || usage
+command -v spin >/dev/null || { echo "verify.sh: spin is not installed" >&2; exit 2; }
+case $ESMC in /*) ;; *) ESMC=$PWD/$ESMC ;; esac
+
+if [[ -n ${VERIFY_WORKDIR:-} ]]; then
+  work=$VERIFY_WORKDIR; mkdir -p "$work"; keep=1
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/verify.XXXXXX")
+fi
+cleanup() { [[ $keep -eq 1 ]] || rm -rf "$work"; }
+trap cleanup EXIT
+
+rows=()        # table rows
+reports=()     # files holding the details of each failure
+nfail=0
+
+# row MODEL PROP KIND RESULT STATES MEM SECS
+row() { rows+=("$(printf '%-14s | %-22s | %-10s | %-6s | %10s | %8s | %7s' "$@")"); }
+
+# Extracts the numbers from a pan output file into globals: errors states mem secs.
+pan_numbers() {
+  errors=$(grep -Eo 'errors: [0-9]+' "$1" | tail -n1 | grep -Eo '[0-9]+$')
+  states=$(grep -E '^ *[0-9.e+]+ states, stored' "$1" | tail -n1 | awk '{print $1}')
+  mem=$(grep -E 'total actual memory usage' "$1" | tail -n1 | awk '{print $1}')
+  secs=$(grep -E '^pan: elapsed time' "$1" | tail -n1 | awk '{print $4}')
+  errors=${errors:-}; states=${states:--}; mem=${mem:--}; secs=${secs:--}
+}
+
+# Why a pan run cannot be trusted to be complete, or empty if it can.
+incomplete() {
+  local out=$1 rc=$2
+  if [[ $rc -eq 124 || $rc -eq 137 ]]; then echo "time limit (${TLIMIT}s) reached"; return; fi
+  if grep -qE 'max search depth too small|depth limit reached' "$out"; then
+    echo "search depth bound (-m$DEPTH) too small"; return
+  fi
+  if grep -qE 'out of memory|reached -DMEMLIM bound' "$out"; then
+    echo "memory limit (${MEMLIM} MB) reached"; return
+  fi
+  if grep -qE '^pan: error|VECTORSZ|too many processes' "$out"; then
+    grep -E '^pan: error|VECTORSZ|too many processes' "$out" | head -n1; return
+  fi
+  [[ -z $errors ]] && echo "pan gave no verdict (exit $rc)"
+}
+
+# Replays the trail of the last failing run in ESM terms, into file $2.
+explain() {
+  local pml=$1 report=$2
+  if [[ -f $pml.trail ]]; then
+    spin -t -p -g -l "$pml" >"$pml.replay" 2>&1
+    if [[ -x $ESMC ]]; then
+      "$ESMC" --trail "$pml" "$pml.replay" >>"$report" 2>&1 ||
+        echo "(esmc --trail failed; raw replay in $pml.replay)" >>"$report"
+    else
+      echo "(no esmc at $ESMC; raw Spin replay follows)" >>"$report"
+      cat "$pml.replay" >>"$report"
+    fi
+    rm -f "$pml.trail"
+  else
+    echo "(no trail was written)" >>"$report"
+  fi
+}
+
+# Whether the trail of a property run ends in one of the model's own checks rather than in
+# the property's claim (pan stops at the first error of either kind).
+model_check_failed() {
+  spin -t -p -g -l "$1" >"$1.replay" 2>&1
+  grep -qE "^spin: $1:[0-9]+, Error" "$1.replay"
+}
+
+# run MODEL PML NAME KIND BINARY ARGS...: one pan run, one table row.
+run() {
+  local model=$1 pml=$2 name=$3 kind=$4 bin=$5; shift 5
+  local out="$name.$kind.out" rc result reason=""
+  rm -f "$pml.trail"
+  timeout --kill-after=5 "$TLIMIT" "./$bin" -m"$DEPTH" -w"$HASH" -b "$@" >"$out" 2>&1
+  rc=$?
+  pan_numbers "$out"
+  local why; why=$(incomplete "$out" "$rc")
+  if [[ -n $why ]]; then
+    result=FAIL; reason="incomplete search: $why"
+  elif [[ $kind == reachable ]]; then
+    if [[ $errors -gt 0 ]]; then
+      if model_check_failed "$pml"; then
+        result=FAIL; reason="a run-time check fails before any witness (see deadlock+checks)"
+      else
+        result=PASS
+        if [[ $witness -eq 1 ]]; then
+          echo "=== $model / $name: witness ===" >"$model.$name.witness"
+          "$ESMC" --trail "$pml" "$pml.replay" >>"$model.$name.witness" 2>&1
+          reports+=("$work/$model/$model.$name.witness")
+        fi
+      fi
+    else
+      result=FAIL; reason="unreachable: no state satisfies it"
+    fi
+  elif [[ $errors -eq 0 ]]; then
+    result=PASS
+  else
+    result=FAIL; reason="violated"
+    if [[ $kind == always ]] && model_check_failed "$pml"; then
+      reason="a run-time check fails first (see deadlock+checks)"
+    fi
+  fi
+  row "$model" "$name" "$kind" "$result" "$states" "$mem" "$secs"
+  if [[ $result == FAIL ]]; then
+    nfail=$((nfail + 1))
+    local report="$model.$name.report"
+    echo "=== $model / $name ($kind): FAIL: $reason ===" >"$report"
+    [[ $name == deadlock+checks ]] || grep -E "@prop [a-z]+ $name " "$pml" |
+      sed 's|^/\* @prop |property: |; s| \*/$||' >>"$report"
+    grep -E '^pan:[0-9]+: |^pan: (error|reached)|depth' "$out" | head -n3 >>"$report"
+    if [[ $reason == unreachable* || $reason == *"fails first"* || $reason == *"fails before"* ]]; then
+      rm -f "$pml.trail"
+    else
+      explain "$pml" "$report"
+    fi
+    reports+=("$work/$model/$report")
+  fi
+}
+
+verify_model() {
+  local src=$1 model pml dir
+  model=$(basename "$src" .pml)
+  pml=$model.pml
+  dir=$work/$model
+  mkdir -p "$dir"
+  cp "$src" "$dir/$pml" || { row "$model" "(model)" "-" FAIL - - -; nfail=$((nfail + 1)); return; }
+  cd "$dir" || return
+  if ! spin -a "$pml" >spin.out 2>&1; then
+    row "$model" "(spin -a)" "-" FAIL - - -
+    nfail=$((nfail + 1))
+    { echo "=== $model: spin -a failed ==="; cat spin.out; } >"$model.spin.report"
+    reports+=("$dir/$model.spin.report")
+    cd "$work"; return
+  fi
+  local cc="${CC:-gcc} ${VERIFY_CFLAGS:--O2} -w -DMEMLIM=$MEMLIM -DVECTORSZ=4096"
+  local nproc nfair props
+  nproc=$(grep -c '^active proctype' "$pml")
+  nfair=$(( (nproc + 10) / 8 + 1 ))
+  props=$(sed -n 's|^/\* @prop \([a-z]*\) \([A-Za-z0-9_]*\) .*|\1 \2|p' "$pml")
+  # The variants compile in parallel (compiling pan.c takes longer than small searches).
+  $cc -DNOCLAIM -o pan_checks pan.c 2>cc1.out &
+  if grep -qE '^(always|reachable) ' <<<"$props"; then
+    $cc -DSAFETY -o pan_safety pan.c 2>cc2.out &
+  fi
+  if grep -qE '^(eventually|leadsto) ' <<<"$props"; then
+    $cc -DNFAIR=$nfair -o pan_live pan.c 2>cc3.out &
+  fi
+  wait
+  cat cc*.out >&2
+  run "$model" "$pml" deadlock+checks safety pan_checks
+  local kind name
+  while read -r kind name; do
+    [[ -n $kind ]] || continue
+    case $kind in
+      always|reachable) run "$model" "$pml" "$name" "$kind" pan_safety -N "$name" ;;
+      eventually|leadsto) run "$model" "$pml" "$name" "$kind" pan_live -a -f -A -N "$name" ;;
+    esac
+  done <<<"$props"
+  cd "$work"
+}
+
+for m in "${models[@]}"; do
+  case $m in /*) ;; *) m=$PWD/$m ;; esac
+  verify_model "$m"
+done
+
+printf '%-14s | %-22s | %-10s | %-6s | %10s | %8s | %7s\n' model property kind result \
+  "states" "mem MB" seconds
+printf '%s\n' "---------------+------------------------+------------+--------+------------+----------+--------"
+printf '%s\n' "${rows[@]}"
+for r in "${reports[@]}"; do
+  echo
+  cat "$r"
+done
+echo
+if [[ $nfail -gt 0 ]]; then
+  echo "verify: $nfail check(s) FAILED"
+  exit 1
+fi
+echo "verify: all ${#rows[@]} checks passed"
