@@ -1,0 +1,44 @@
+/* The freestanding LANai runtime: the libcalls clang emits for a core with no multiply,
+ * divide or FPU, plus the four mem* functions struct copies need.
+ *
+ * On LANai the functions carry their real names. Built natively (for the host unit tests)
+ * they are renamed to lanai_<name> so they cannot clash with libc or libgcc.
+ *
+ * Division by zero is undefined in C; these routines still return something fixed:
+ * unsigned x / 0 is all ones, signed x / 0 is -1 for x >= 0 and 1 for x < 0, and x % 0 is x.
+ * INT_MIN / -1 wraps to INT_MIN (and INT_MIN % -1 is 0); likewise for 64 bits. */
+#ifndef LANAI_RT_H
+#define LANAI_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __lanai__
+#define RT(name) name
+#else
+#define RT(name) lanai_##name
+#endif
+
+int RT(__mulsi3)(int a, int b);
+int RT(__divsi3)(int a, int b);
+int RT(__modsi3)(int a, int b);
+unsigned RT(__udivsi3)(unsigned a, unsigned b);
+unsigned RT(__umodsi3)(unsigned a, unsigned b);
+
+long long RT(__muldi3)(long long a, long long b);
+long long RT(__divdi3)(long long a, long long b);
+long long RT(__moddi3)(long long a, long long b);
+unsigned long long RT(__udivdi3)(unsigned long long a, unsigned long long b);
+unsigned long long RT(__umoddi3)(unsigned long long a, unsigned long long b);
+
+/* Shift amounts must be 0..63, as for the C operators. */
+long long RT(__ashldi3)(long long a, int b);
+long long RT(__lshrdi3)(long long a, int b);
+long long RT(__ashrdi3)(long long a, int b);
+
+void *RT(memcpy)(void *restrict dst, const void *restrict src, size_t n);
+void *RT(memmove)(void *dst, const void *src, size_t n);
+void *RT(memset)(void *dst, int c, size_t n);
+int RT(memcmp)(const void *a, const void *b, size_t n);
+
+#endif
