@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # models/verify.sh: checks PROMELA models written by esmc with Spin, the driver of `make verify`.
 #
-#   models/verify.sh [--esmc PATH] [--keep] [--witness] MODEL.pml...
+#   models/verify.sh [--esmc PATH] [--keep] [--witness] [--only P1,P2] [--jobs N] MODEL.pml...
 #
-# For each model it runs, one after another:
+# For each model it runs (N at a time, default 2; --only restricts to the named properties,
+# where `deadlock+checks` names the first kind of run):
 #   - the deadlock + run-time checks (every assert, range, capacity, overflow, resource misuse):
 #     pan compiled with -DNOCLAIM, so invalid end states and assertions are both checked;
 #   - each `always` and `reachable` property: a safety search on its ltl claim (-DSAFETY);
@@ -15,21 +16,24 @@
 # from its output. Prints a table, then the counterexample of every failure in ESM terms
 # (esmc --trail), and exits 1 if anything failed.
 #
-# Environment: ESMC (esmc binary for --trail; default build/bin/esmc), VERIFY_MEMLIM (MB, 2048),
+# Environment: ESMC (esmc binary for --trail; default build/bin/esmc), VERIFY_MEMLIM (MB, 4096),
 # VERIFY_DEPTH (pan -m, 1000000), VERIFY_HASH (pan -w, 22), VERIFY_TIMEOUT (s per run, 900),
-# VERIFY_CFLAGS (for pan.c, -O2), VERIFY_WORKDIR (kept work directory instead of a temporary one).
+# VERIFY_CFLAGS (for pan.c, -O2), VERIFY_WORKDIR (kept work directory instead of a temporary one),
+# VERIFY_JOBS (runs at once, 2).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 ESMC=${ESMC:-$here/../build/bin/esmc}
-MEMLIM=${VERIFY_MEMLIM:-2048}
+MEMLIM=${VERIFY_MEMLIM:-4096}
+JOBS=${VERIFY_JOBS:-2}
+only=
 DEPTH=${VERIFY_DEPTH:-1000000}
 HASH=${VERIFY_HASH:-22}
 TLIMIT=${VERIFY_TIMEOUT:-900}
 keep=0; witness=0; models=()
 
 usage() {
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -38,6 +42,8 @@ while [[ $# -gt 0 ]]; do
     --esmc) ESMC=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --witness) witness=1; shift ;;
+    --only) only=,$2,; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
     -h|--help) usage ;;
     -*) echo "verify.sh: unknown option $1" >&2; usage ;;
     *) models+=("$1"); shift ;;
@@ -55,12 +61,12 @@ fi
 cleanup() { [[ $keep -eq 1 ]] || rm -rf "$work"; }
 trap cleanup EXIT
 
-rows=()        # table rows
-reports=()     # files holding the details of each failure
-nfail=0
+# Runs go in parallel, each in a directory of its own; each leaves its table row in `row`, and
+# the details of a failure in `report`, collected in order at the end.
+runs=()        # run directories, in table order
 
 # row MODEL PROP KIND RESULT STATES MEM SECS
-row() { rows+=("$(printf '%-14s | %-22s | %-10s | %-6s | %10s | %8s | %7s' "$@")"); }
+row() { printf '%-14s | %-30s | %-10s | %-6s | %10s | %8s | %7s\n' "$@" >row; }
 
 # Extracts the numbers from a pan output file into globals: errors states mem secs.
 pan_numbers() {
@@ -115,7 +121,7 @@ model_check_failed() {
 # run MODEL PML NAME KIND BINARY ARGS...: one pan run, one table row.
 run() {
   local model=$1 pml=$2 name=$3 kind=$4 bin=$5; shift 5
-  local out="$name.$kind.out" rc result reason=""
+  local out="pan.out" rc result reason=""
   rm -f "$pml.trail"
   timeout --kill-after=5 "$TLIMIT" "./$bin" -m"$DEPTH" -w"$HASH" -b "$@" >"$out" 2>&1
   rc=$?
@@ -130,9 +136,8 @@ run() {
       else
         result=PASS
         if [[ $witness -eq 1 ]]; then
-          echo "=== $model / $name: witness ===" >"$model.$name.witness"
-          "$ESMC" --trail "$pml" "$pml.replay" >>"$model.$name.witness" 2>&1
-          reports+=("$work/$model/$model.$name.witness")
+          echo "=== $model / $name: witness ===" >report
+          "$ESMC" --trail "$pml" "$pml.replay" >>report 2>&1
         fi
       fi
     else
@@ -148,8 +153,7 @@ run() {
   fi
   row "$model" "$name" "$kind" "$result" "$states" "$mem" "$secs"
   if [[ $result == FAIL ]]; then
-    nfail=$((nfail + 1))
-    local report="$model.$name.report"
+    local report=report
     echo "=== $model / $name ($kind): FAIL: $reason ===" >"$report"
     [[ $name == deadlock+checks ]] || grep -E "@prop [a-z]+ $name " "$pml" |
       sed 's|^/\* @prop |property: |; s| \*/$||' >>"$report"
@@ -159,9 +163,24 @@ run() {
     else
       explain "$pml" "$report"
     fi
-    reports+=("$work/$model/$report")
   fi
 }
+
+# A run directory of its own for one pan run (pan writes MODEL.pml.trail into the cwd).
+new_run() {
+  local d=$1
+  mkdir -p "$d"
+  runs+=("$d")
+}
+
+# Starts `run` in its own directory in the background, at most $JOBS at once.
+spawn() {
+  local d=$1; shift
+  while [[ $(jobs -rp | wc -l) -ge $JOBS ]]; do wait -n; done
+  ( cd "$d" && run "$@" ) &
+}
+
+wanted() { [[ -z $only || $only == *",$1,"* ]]; }
 
 verify_model() {
   local src=$1 model pml dir
@@ -169,19 +188,21 @@ verify_model() {
   pml=$model.pml
   dir=$work/$model
   mkdir -p "$dir"
-  cp "$src" "$dir/$pml" || { row "$model" "(model)" "-" FAIL - - -; nfail=$((nfail + 1)); return; }
+  if ! cp "$src" "$dir/$pml"; then
+    new_run "$dir/model"; (cd "$dir/model" && row "$model" "(model)" "-" FAIL - - -); return
+  fi
   cd "$dir" || return
   if ! spin -a "$pml" >spin.out 2>&1; then
-    row "$model" "(spin -a)" "-" FAIL - - -
-    nfail=$((nfail + 1))
-    { echo "=== $model: spin -a failed ==="; cat spin.out; } >"$model.spin.report"
-    reports+=("$dir/$model.spin.report")
+    new_run "$dir/spin"
+    (cd "$dir/spin" && row "$model" "(spin -a)" "-" FAIL - - - &&
+      { echo "=== $model: spin -a failed ==="; cat ../spin.out; } >report)
     cd "$work"; return
   fi
   local cc="${CC:-gcc} ${VERIFY_CFLAGS:--O2} -w -DMEMLIM=$MEMLIM -DVECTORSZ=4096"
   local nproc nfair props
   nproc=$(grep -c '^active proctype' "$pml")
-  nfair=$(( (nproc + 10) / 8 + 1 ))
+  # pan -DNFAIR=k admits about 4k-2 processes, the never claim included.
+  nfair=$(( (nproc + 1) / 4 + 2 ))
   props=$(sed -n 's|^/\* @prop \([a-z]*\) \([A-Za-z0-9_]*\) .*|\1 \2|p' "$pml")
   # The variants compile in parallel (compiling pan.c takes longer than small searches).
   $cc -DNOCLAIM -o pan_checks pan.c 2>cc1.out &
@@ -193,13 +214,17 @@ verify_model() {
   fi
   wait
   cat cc*.out >&2
-  run "$model" "$pml" deadlock+checks safety pan_checks
-  local kind name
+  local n=0 kind name d
+  if wanted deadlock+checks; then
+    d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
+    spawn "$d" "$model" "$pml" deadlock+checks safety ../pan_checks
+  fi
   while read -r kind name; do
-    [[ -n $kind ]] || continue
+    [[ -n $kind ]] && wanted "$name" || continue
+    d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
     case $kind in
-      always|reachable) run "$model" "$pml" "$name" "$kind" pan_safety -N "$name" ;;
-      eventually|leadsto) run "$model" "$pml" "$name" "$kind" pan_live -a -f -A -N "$name" ;;
+      always|reachable) spawn "$d" "$model" "$pml" "$name" "$kind" ../pan_safety -N "$name" ;;
+      eventually|leadsto) spawn "$d" "$model" "$pml" "$name" "$kind" ../pan_live -a -f -A -N "$name" ;;
     esac
   done <<<"$props"
   cd "$work"
@@ -209,18 +234,28 @@ for m in "${models[@]}"; do
   case $m in /*) ;; *) m=$PWD/$m ;; esac
   verify_model "$m"
 done
+wait
 
-printf '%-14s | %-22s | %-10s | %-6s | %10s | %8s | %7s\n' model property kind result \
+printf '%-14s | %-30s | %-10s | %-6s | %10s | %8s | %7s\n' model property kind result \
   "states" "mem MB" seconds
-printf '%s\n' "---------------+------------------------+------------+--------+------------+----------+--------"
-printf '%s\n' "${rows[@]}"
-for r in "${reports[@]}"; do
-  echo
-  cat "$r"
+printf '%s\n' "---------------+--------------------------------+------------+--------+------------+----------+--------"
+nfail=0
+for d in "${runs[@]}"; do
+  if [[ -f $d/row ]]; then cat "$d/row"; else
+    printf '%-14s | %-30s | %-10s | %-6s |\n' "?" "$(basename "$d")" "-" FAIL
+  fi
+  if [[ ! -f $d/row ]] || grep -q '| FAIL ' "$d/row"; then nfail=$((nfail + 1)); fi
+done
+for d in "${runs[@]}"; do
+  [[ -f $d/report ]] && { echo; cat "$d/report"; }
 done
 echo
+if [[ ${#runs[@]} -eq 0 ]]; then
+  echo "verify: no check matched${only:+ --only ${only//,/ }}"
+  exit 1
+fi
 if [[ $nfail -gt 0 ]]; then
   echo "verify: $nfail check(s) FAILED"
   exit 1
 fi
-echo "verify: all ${#rows[@]} checks passed"
+echo "verify: all ${#runs[@]} checks passed"

@@ -9,8 +9,10 @@ export CMOCKA_MESSAGE_OUTPUT=stdout
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-logdir=${TEST_LOG_DIR:-build/test-logs}
+# A directory per run, so that two runs at once do not share logs; `latest` points to the last.
+logdir=${TEST_LOG_DIR:-build/test-logs/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$logdir"
+[[ -n ${TEST_LOG_DIR:-} ]] || ln -sfn "$(basename "$logdir")" build/test-logs/latest
 total_pass=0; total_fail=0; failed_cmds=()
 
 for t in "$@"; do

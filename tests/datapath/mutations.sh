@@ -13,7 +13,7 @@ mutations=(
   "rdma_frees_before_dma_done|rdma.esm|s/len = rfill\[cons\]; hdma_start/len = rfill[cons]; rbuf_state[cons] = FREE; hdma_start/|recv_buffer_not_refilled_early"
   "send_threshold_check_removed|send.esm|s/when \[sbuf_state\[cons\] == FILLING \&\& sfill\[cons\] - sent >= THRESH\]/when [sbuf_state[cons] == FILLING]/|no_send_before_arrival"
   "rdma_threshold_check_removed|rdma.esm|s/when \[rbuf_state\[cons\] == FILLING \&\& rfill\[cons\] - moved >= THRESH\] -> WaitFine;/when [rbuf_state[cons] == FILLING] -> WaitFine;/|no_rdma_before_arrival"
-  "send_frees_before_last_fragment|send.esm|s/on send_done \[sent + len < MSGLEN\] \/ sent += len -> Check;/on send_done [sent + len < MSGLEN] \/ sent += len; sbuf_state[cons] = FREE -> Check;/|send_buffer_not_refilled_early"
+  "send_frees_before_last_fragment|send.esm|s/on send_done \[sent + len < slen\[cons\]\] \/ sent += len -> Check;/on send_done [sent + len < slen[cons]] \/ sent += len; sbuf_state[cons] = FREE -> Check;/|send_buffer_not_refilled_early"
   "lost_doorbell|sdma.esm|s/^  initial rest state Idle {/  initial rest state Idle {\n    on doorbell [sbuf_state[prod] != FREE] -> Idle;/|every_send_on_wire"
   "missed_wakeup|sdma.esm|s/prod = (prod + 1) % NSBUF; if (pending(tx_wake) == 0) { raise tx_wake } -> Idle;/prod = (prod + 1) % NSBUF -> Idle;/|every_send_on_wire"
 )
