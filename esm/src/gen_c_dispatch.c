@@ -182,7 +182,7 @@ static void source_checks(CGen *g, Buf *b) {
              p, p, p, p, p, p, p, p);
 }
 
-/* Whether m has an `on acquire r` in state s. */
+/* Whether state s has an `on acquire r`. */
 static int waits_in(State *s, Resource *r) {
   for (Transition *t = s->trans; t; t = t->next)
     if (t->trig == TR_ACQUIRE && t->trig_name && !strcmp(t->trig_name, r->name))
@@ -190,10 +190,13 @@ static int waits_in(State *s, Resource *r) {
   return 0;
 }
 
+/* A machine waits for r while it is in a state with an `on acquire r` whose guard holds (as in
+ * the model): a machine idling where its acquire is guarded off does not block the others. */
 static void source_waits(CGen *g, Buf *b) {
   const char *p = g->p;
-  buf_printf(b, "/* Whether machine id waits for r: it is in a state with `on acquire r`. */\n"
-                "static bool waits(const %s_t *sys, %s_resource_t r, int id) {\n", p, p);
+  buf_printf(b, "/* Whether machine id waits for r: it is in a state with an `on acquire r` whose\n"
+                " * guard holds. */\n"
+                "static bool waits(%s_t *sys, %s_resource_t r, int id) {\n", p, p);
   int any_user = 0;
   Buf body = {0};
   buf_puts(&body, "  switch (r) {\n");
@@ -203,19 +206,22 @@ static void source_waits(CGen *g, Buf *b) {
     for (Machine *m = g->sys->machines; m; m = m->next) {
       if (m->env)
         continue;
-      int nst = 0;
-      for (State *s = m->states; s; s = s->next)
-        nst += waits_in(s, r);
-      if (!nst)
-        continue;
-      buf_printf(&body, "%s(id == %s_MACH_%s && %s", users++ ? " ||\n           " : "", p,
-                 m->name, nst > 1 ? "(" : "");
-      int k = 0;
-      for (State *s = m->states; s; s = s->next)
-        if (waits_in(s, r))
-          buf_printf(&body, "%ssys->m.%s.state == %s", k++ ? " || " : "", c_field(m->name),
-                     c_state(g, s));
-      buf_puts(&body, nst > 1 ? "))" : ")");
+      for (State *s = m->states; s; s = s->next) {
+        if (!waits_in(s, r))
+          continue;
+        for (Transition *t = s->trans; t; t = t->next) {
+          if (t->trig != TR_ACQUIRE || strcmp(t->trig_name, r->name) != 0)
+            continue;
+          buf_printf(&body, "%s(id == %s_MACH_%s && sys->m.%s.state == %s", users++ ? " ||\n           " : "",
+                     p, m->name, c_field(m->name), c_state(g, s));
+          if (t->guard) {
+            buf_puts(&body, " && (");
+            c_expr(g, &body, t->guard);
+            buf_puts(&body, ")");
+          }
+          buf_puts(&body, ")");
+        }
+      }
     }
     buf_puts(&body, users ? ";\n" : "false;\n");
     any_user += users;
@@ -235,7 +241,7 @@ static void source_resources(CGen *g, Buf *b) {
   buf_printf(b,
              "/* Whose turn it is to take r: the first waiting machine after the one served\n"
              " * last, so waiting machines are served round-robin; 0 if r is held or nobody waits. */\n"
-             "int %s__turn(const %s_t *sys, %s_resource_t r) {\n"
+             "int %s__turn(%s_t *sys, %s_resource_t r) {\n"
              "  if (sys->owner[r] != 0)\n    return 0;\n"
              "  for (int i = 1; i <= %s_NMACHINES; i++) {\n"
              "    int id = sys->last_grant[r] + i;\n"

@@ -177,7 +177,7 @@ void c_system_header(CGen *g, Buf *b) {
              p, p, p, p, p, p, p, p, p, p, p);
   if (g->sys->resources)
     buf_printf(b,
-               "int %s__turn(const %s_t *sys, %s_resource_t r);\n"
+               "int %s__turn(%s_t *sys, %s_resource_t r);\n"
                "void %s__grant(%s_t *sys, %s_resource_t r, int id);\n"
                "void %s__release(%s_t *sys, %s_resource_t r, int id, const char *where);\n",
                p, p, p, p, p, p, p, p, p);

@@ -144,11 +144,12 @@ int32_t feat__mod(feat_t *sys, int32_t a, int32_t b, const char *where) {
   return b == -1 ? 0 : a % b;
 }
 
-/* Whether machine id waits for r: it is in a state with `on acquire r`. */
-static bool waits(const feat_t *sys, feat_resource_t r, int id) {
+/* Whether machine id waits for r: it is in a state with an `on acquire r` whose
+ * guard holds. */
+static bool waits(feat_t *sys, feat_resource_t r, int id) {
   switch (r) {
   case feat_RES_bus:
-    return (id == feat_MACH_Tx && sys->m.Tx.state == feat_Tx_S_Want);
+    return (id == feat_MACH_Tx && sys->m.Tx.state == feat_Tx_S_Want && (sys->q.work.buf[sys->q.work.head] >= 0));
   case feat_RES_lock:
     return (id == feat_MACH_Tx && sys->m.Tx.state == feat_Tx_S_Lock);
   default:
@@ -158,7 +159,7 @@ static bool waits(const feat_t *sys, feat_resource_t r, int id) {
 
 /* Whose turn it is to take r: the first waiting machine after the one served
  * last, so waiting machines are served round-robin; 0 if r is held or nobody waits. */
-int feat__turn(const feat_t *sys, feat_resource_t r) {
+int feat__turn(feat_t *sys, feat_resource_t r) {
   if (sys->owner[r] != 0)
     return 0;
   for (int i = 1; i <= feat_NMACHINES; i++) {

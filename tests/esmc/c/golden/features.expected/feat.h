@@ -107,7 +107,7 @@ int32_t feat__range(feat_t *sys, int32_t v, int32_t lo, int32_t hi, const char *
 int32_t feat__index(feat_t *sys, int32_t i, int32_t len, const char *where);
 int32_t feat__div(feat_t *sys, int32_t a, int32_t b, const char *where);
 int32_t feat__mod(feat_t *sys, int32_t a, int32_t b, const char *where);
-int feat__turn(const feat_t *sys, feat_resource_t r);
+int feat__turn(feat_t *sys, feat_resource_t r);
 void feat__grant(feat_t *sys, feat_resource_t r, int id);
 void feat__release(feat_t *sys, feat_resource_t r, int id, const char *where);
 
