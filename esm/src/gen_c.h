@@ -1,19 +1,9 @@
-/* gen_c.h: internals shared by the C backend (gen_c*.c) and, for printing ESM source text,
- * the Graphviz backend (gen_dot.c). */
+/* gen_c.h: internals shared by the C backend (gen_c*.c) and the Graphviz backend (gen_dot.c). */
 #ifndef ESM_GEN_C_H
 #define ESM_GEN_C_H
 
 #include "ast.h"
-
-/* ---- ESM source text (gen_c_print.c): for comments in C and labels in dot ---- */
-void esm_print_expr(Buf *b, Expr *e);
-void esm_print_type(Buf *b, Type *t);             /* "bool", "event", "0..N" */
-void esm_print_actions(Buf *b, Action *a);        /* "a; b; if (c) { d } else { e }" */
-void esm_print_trigger(Buf *b, Transition *t);    /* "ev", "acquire r", "when", "hw(v, w)" */
-/* "State: on ev [guard] / actions -> Target", on one line, cut to max characters. */
-char *esm_transition_text(State *s, Transition *t, size_t max);
-const char *esm_where(Loc loc);                   /* "file.esm:LINE" (base name) */
-const char *esm_source_name(System *sys);         /* base name of the (first) source file */
+#include "esm_print.h"
 
 /* ---- the C generator's context ---- */
 typedef struct {

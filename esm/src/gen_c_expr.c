@@ -48,15 +48,6 @@ static int const_value(Expr *e, long *out) {
   return 0;
 }
 
-static const char *c_op(Op op) {
-  static const char *const ops[] = {
-    [OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%",
-    [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">",
-    [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||",
-  };
-  return (size_t)op < sizeof ops / sizeof ops[0] && ops[op] ? ops[op] : "?";
-}
-
 static void sub(CGen *g, Buf *b, Expr *e) {
   int paren = e->kind == EX_BINARY || (e->kind == EX_IN && e->states && e->states->next);
   if (paren)
@@ -128,7 +119,7 @@ static void binary_expr(CGen *g, Buf *b, Expr *e) {
     return;
   }
   sub(g, b, e->lhs);
-  buf_printf(b, " %s ", c_op(e->op));
+  buf_printf(b, " %s ", esm_op_text(e->op));
   sub(g, b, e->rhs);
 }
 

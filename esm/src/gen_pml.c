@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "esm_print.h"
 #include "sema.h"
 
 typedef struct {
@@ -203,85 +204,10 @@ static int range_of(System *sys, Expr *e, Range *r) {
 
 /* ---- ESM text for comments ---- */
 
-static const char *op_text[] = {
-  [OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%",
-  [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=",
-  [OP_AND] = "&&", [OP_OR] = "||",
-};
-
-static int esm_prec(Expr *e) {
-  if (e->kind == EX_BINARY) {
-    switch (e->op) {
-    case OP_OR: return 1;
-    case OP_AND: return 2;
-    case OP_ADD: case OP_SUB: return 5;
-    case OP_MUL: case OP_DIV: case OP_MOD: return 6;
-    default: return 3;
-    }
-  }
-  if (e->kind == EX_IN)
-    return 4;
-  if (e->kind == EX_UNARY)
-    return 7;
-  return 8;
-}
-
-static void esm_expr(Buf *b, Expr *e, int min_prec) {
-  int prec = esm_prec(e);
-  if (prec < min_prec)
-    buf_puts(b, "(");
-  switch (e->kind) {
-  case EX_NUM: buf_printf(b, "%ld", e->num); break;
-  case EX_BOOL: buf_puts(b, e->num ? "true" : "false"); break;
-  case EX_NAME: buf_puts(b, e->name); break;
-  case EX_FIELD:
-    esm_expr(b, e->lhs, 8);
-    buf_printf(b, ".%s", e->name);
-    break;
-  case EX_INDEX:
-    esm_expr(b, e->lhs, 8);
-    buf_puts(b, "[");
-    esm_expr(b, e->rhs, 0);
-    buf_puts(b, "]");
-    break;
-  case EX_UNARY:
-    buf_puts(b, e->op == OP_NOT ? "!" : "-");
-    esm_expr(b, e->lhs, 7);
-    break;
-  case EX_BINARY:
-    esm_expr(b, e->lhs, prec);
-    buf_printf(b, " %s ", op_text[e->op]);
-    esm_expr(b, e->rhs, prec + 1);
-    break;
-  case EX_IN:
-    buf_printf(b, "%s in ", e->name);
-    if (e->states && !e->states->next) {
-      buf_puts(b, e->states->name);
-    } else {
-      buf_puts(b, "{");
-      for (NameList *n = e->states; n; n = n->next)
-        buf_printf(b, "%s%s", n->name, n->next ? ", " : "");
-      buf_puts(b, "}");
-    }
-    break;
-  case EX_CALL:
-    buf_printf(b, "%s(", e->name);
-    for (Expr *a = e->args; a; a = a->next) {
-      esm_expr(b, a, 0);
-      if (a->next)
-        buf_puts(b, ", ");
-    }
-    buf_puts(b, ")");
-    break;
-  }
-  if (prec < min_prec)
-    buf_puts(b, ")");
-}
-
 /* ESM text of an expression, in the arena. */
 static const char *esm_text(Expr *e) {
   Buf b = {0};
-  esm_expr(&b, e, 0);
+  esm_print_expr(&b, e);
   char *s = arena_strdup(b.data ? b.data : "");
   buf_free(&b);
   return s;
@@ -390,7 +316,7 @@ static void ex(Gen *g, Buf *b, Expr *e, int pol) {
   case EX_BINARY:
     buf_puts(b, "(");
     ex(g, b, e->lhs, logic ? pol : 0);
-    buf_printf(b, " %s ", op_text[e->op]);
+    buf_printf(b, " %s ", esm_op_text(e->op));
     ex(g, b, e->rhs, logic ? pol : 0);
     buf_puts(b, ")");
     break;

@@ -1,10 +1,10 @@
-/* gen_c_print.c: prints expressions, actions and transitions back as ESM source text, for the
- * comments of the generated C and the edge labels of the diagrams. */
+/* esm_print.c: prints expressions, actions and transitions back as ESM source text, for the
+ * comments of the generated C and PROMELA and the edge labels of the diagrams. */
 #include <string.h>
 
-#include "gen_c.h"
+#include "esm_print.h"
 
-static const char *op_text(Op op) {
+const char *esm_op_text(Op op) {
   switch (op) {
   case OP_ADD: return "+";
   case OP_SUB: return "-";
@@ -78,12 +78,12 @@ void esm_print_expr(Buf *b, Expr *e) {
     buf_puts(b, "]");
     break;
   case EX_UNARY:
-    buf_puts(b, op_text(e->op));
+    buf_puts(b, esm_op_text(e->op));
     print_sub(b, e->lhs, 7);
     break;
   case EX_BINARY:
     print_sub(b, e->lhs, prec(e));
-    buf_printf(b, " %s ", op_text(e->op));
+    buf_printf(b, " %s ", esm_op_text(e->op));
     print_sub(b, e->rhs, prec(e) + 1);
     break;
   case EX_IN: {
