@@ -20,7 +20,7 @@ for t in "$@"; do
   log="$logdir/$name.log"
   start=$(date +%s.%N)
   # Each test gets a time limit: a hang is a failure, never a stuck CI.
-  timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t" >"$log" 2>&1
+  timeout --kill-after=10 "${TEST_TIMEOUT:-1800}" "$t" >"$log" 2>&1
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
   p=$(grep -Eo '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1 | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+')
