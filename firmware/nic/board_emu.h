@@ -1,0 +1,12 @@
+/* board_emu.h: the board HAL on the emulated NIC of hw/ (hosted C; nicd and the tests). */
+#ifndef FW_BOARD_EMU_H
+#define FW_BOARD_EMU_H
+
+#include "../../hw/nic.h"
+#include "fw_board.h"
+
+struct fw_board {
+  struct nic *nic;
+};
+
+#endif

@@ -1,0 +1,192 @@
+/* fw.h: the firmware's state for one NIC and the interfaces between its parts. One struct fw
+ * per NIC (nicd hosts several in one process); the generated data path (gen/datapath) reaches
+ * it through datapath_t.user. Freestanding C11.
+ *
+ *   fw_init.c      boot: SRAM layout, hostif control block, VI table, data path
+ *   fw_dispatch.c  the event loop: ISR bits -> data path events, run to completion, counters
+ *   fw_sq.c        NIC-side VIA, send queues: doorbells, descriptor fetch, split, completions
+ *   fw_rq.c        NIC-side VIA, receive side: classify messages, match receive descriptors,
+ *                  reassemble, RDMA Write, completions
+ *   fw_check.c     descriptor validation against registered memory and protection tags
+ *   fw_hal_tx.c    datapath HAL, send side (tx_len, send_start, tx_complete)
+ *   fw_hal_rx.c    datapath HAL, receive side (recv_arm, rx_bytes, rx_eom, rx_complete)
+ *   fw_hal_hdma.c  datapath HAL, host DMA (hdma_start and its completion), fine_mode, fault
+ *   fw_wire.c      the message header (hw/wire.h layout) and its checksum
+ *   fw_sram.h      SRAM access (volatile, for fields hosts write concurrently) */
+#ifndef FW_H
+#define FW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "datapath.h"
+#include "fw_board.h"
+#include "fw_wire.h"
+#include "hostif.h"
+
+/* ---- sizes ---- */
+#define FW_NSBUF     datapath_CONST_NSBUF
+#define FW_NRBUF     datapath_CONST_NRBUF
+#define FW_MSGLEN    datapath_CONST_MSGLEN          /* a data-path message: header+payload+trailer */
+#define FW_TRAILER   4u                             /* payload checksum, after the payload */
+#define FW_MAX_PAYLOAD (FW_MSGLEN - FW_WIRE_HDR_LEN - FW_TRAILER)  /* 4036 bytes */
+#define FW_TXQ       32u                            /* messages queued for the send pipeline */
+#define FW_CHAIN_MAX 8u                             /* host DMA descriptors per chain */
+#define FW_RX_STALL_NS 5000000ull                   /* a message idle this long is aborted */
+
+/* Host DMA channels: SDMA and RDMA each have their own (the machines already exclude each
+ * other on the engine; separate channels keep their chains apart). */
+#define FW_CH_SDMA 0u
+#define FW_CH_RDMA 1u
+#define FW_TIMER_RX 0u
+
+/* ---- SRAM layout above HOSTIF_BUF_BASE ---- */
+#define FW_BUF_STRIDE 4160u
+#define FW_SBUF_ADDR(i) (HOSTIF_BUF_BASE + (uint32_t)(i) * FW_BUF_STRIDE)
+#define FW_RBUF_ADDR(i) (HOSTIF_BUF_BASE + (uint32_t)(FW_NSBUF + (i)) * FW_BUF_STRIDE)
+#define FW_CHAIN_ADDR(ch) \
+  (HOSTIF_BUF_BASE + (uint32_t)(FW_NSBUF + FW_NRBUF) * FW_BUF_STRIDE + (uint32_t)(ch) * 32u * FW_CHAIN_MAX)
+#define FW_SRAM_END FW_CHAIN_ADDR(2)
+
+/* A host range one message's payload comes from or goes to. */
+struct fw_piece {
+  uint64_t addr;
+  uint32_t len;
+  uint32_t ptag;
+};
+
+/* One data-path message on its way out: queued by fw_sq.c, bound to a send buffer by tx_len,
+ * filled by SDMA, sent by SEND, retired by tx_complete. */
+struct fw_txe {
+  uint8_t vi;
+  uint8_t slot;             /* send queue slot (index % HOSTIF_RING) */
+  uint8_t status;           /* HOSTIF_ST_DONE, or the error to report */
+  uint8_t npiece;
+  bool trailer_done;
+  uint16_t sum;             /* payload ones'-complement sum so far */
+  struct fw_wire_hdr hdr;   /* hdr.len is the payload length */
+  struct fw_piece piece[HOSTIF_MAXSEG];
+};
+
+/* What the firmware knows of a message in a receive buffer. */
+enum fw_rx_verdict { FW_RX_UNKNOWN, FW_RX_DROP, FW_RX_DATA, FW_RX_RDMA };
+
+struct fw_rxi {
+  uint8_t verdict;          /* enum fw_rx_verdict */
+  uint8_t drop_reason;      /* counter to bump when dropped (enum fw_drop) */
+  bool eom;                 /* the receive engine finished this message */
+  bool complete_ok;         /* EOM, not truncated, length as the header says */
+  bool dma_err;             /* a host DMA into host memory failed */
+  bool hdr_seen, hdr_ok;    /* the header has arrived; it parsed and checked */
+  uint8_t npiece;
+  uint16_t sum;             /* payload sum of what was moved to the host */
+  uint32_t bytes;           /* bytes of the message in SRAM (capped at FW_MSGLEN) */
+  uint32_t last_len;        /* for stall detection */
+  uint16_t src;             /* link source */
+  struct fw_wire_hdr hdr;
+  struct fw_piece piece[HOSTIF_MAXSEG];  /* where the payload goes in host memory */
+};
+
+enum fw_drop { FW_DROP_NONE, FW_DROP_NO_VI, FW_DROP_NO_DESC, FW_DROP_MALFORMED, FW_DROP_CHECKSUM,
+               FW_DROP_PROTECTION, FW_DROP_TRUNCATED };
+
+/* Send queue slot bookkeeping (slot = index % HOSTIF_RING). */
+struct fw_sqslot {
+  uint16_t inflight;        /* messages of it in the send pipeline */
+  bool queued;              /* every message of it queued (or it failed before) */
+  uint8_t status;
+  uint32_t len;
+};
+
+/* The firmware's private state of a VI (the shared one is struct hostif_vi in SRAM). */
+struct fw_vi {
+  /* send queue */
+  uint32_t sq_cons, sq_done;   /* copies of what the firmware wrote into the ring */
+  bool have;                   /* desc = the snapshot of slot sq_cons, being split */
+  uint32_t off;                /* bytes of it queued */
+  struct hostif_desc desc;
+  struct fw_sqslot slot[HOSTIF_RING];
+  uint32_t tx_seq;
+  /* receive queue */
+  uint32_t rq_done;            /* next receive descriptor (cons == done in SRAM between msgs) */
+  bool rx_active;              /* a transfer is being reassembled into rdesc */
+  uint32_t rx_next_off, rx_msg_len;
+  struct hostif_desc rdesc;
+  /* the connection the state above belongs to */
+  uint32_t conn_key;
+};
+
+struct fw_config {
+  bool fine_mode;              /* SDMA moves messages in CHUNK pieces (fine-grained) */
+};
+
+struct fw {
+  struct fw_board *board;
+  struct fw_config cfg;
+  uint8_t *sram;
+  uint16_t node;
+  datapath_t dp;
+  /* send pipeline */
+  struct fw_txe txq[FW_TXQ];
+  uint32_t tx_head, tx_fetch, tx_done;   /* queued / bound to a buffer / retired */
+  uint8_t sbuf_txe[FW_NSBUF];            /* txq index held by each send buffer */
+  uint32_t sq_work;                      /* VIs whose send queue may have work */
+  unsigned sq_rr;
+  /* receive pipeline */
+  struct fw_rxi rxi[FW_NRBUF];
+  int rx_cur;                            /* buffer the receive engine fills, -1 if none */
+  bool rx_timer;
+  /* host DMA requests in flight, by channel */
+  struct {
+    bool busy;
+    uint8_t buf;
+    uint32_t p0, p1;                     /* payload range it covers */
+    datapath_event_t done;
+  } hreq[2];
+  struct fw_vi vi[HOSTIF_NVI];
+  uint32_t faults;
+  uint64_t isr_handled[14];              /* hardware ISR bits handled, by bit */
+};
+
+/* fw_init.c */
+/* 0, or -1 when the SRAM is too small for the host interface and the buffers. */
+int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg);
+
+/* fw_dispatch.c: handles every pending event, runs the data path until nothing is enabled;
+ * returns true if it did anything. Call after the hardware has moved (nic_advance). */
+bool fw_poll(struct fw *fw);
+
+/* fw_sq.c */
+void fw_sq_doorbell(struct fw *fw, unsigned vi);
+void fw_sq_pump(struct fw *fw);
+void fw_sq_msg_done(struct fw *fw, struct fw_txe *e);
+
+/* fw_rq.c */
+void fw_rx_classify(struct fw *fw, unsigned buf);
+void fw_rx_finish(struct fw *fw, unsigned buf);
+
+/* fw_hal_rx.c */
+void fw_rx_progress(struct fw *fw);
+void fw_rx_tick(struct fw *fw);
+
+/* fw_hal_hdma.c */
+void fw_hdma_wake(struct fw *fw, unsigned ch);
+uint16_t fw_sum_at(uint16_t total, uint16_t piece, uint32_t offset);
+
+/* fw_check.c */
+/* Validates a descriptor snapshot for a VI: HOSTIF_ST_DONE if it may be used, else the
+ * status to complete it with. want_op: the op expected (SEND/RDMA_WRITE for the send queue). */
+uint32_t fw_check_desc(struct fw *fw, const struct hostif_desc *d, uint32_t vi_ptag, bool send_q);
+/* Maps bytes [off, off + len) of a descriptor's data to host pieces. */
+unsigned fw_desc_pieces(const struct hostif_desc *d, uint32_t off, uint32_t len,
+                        struct fw_piece *out, unsigned max);
+
+/* Counters in SRAM (struct hostif_counters). */
+static inline volatile struct hostif_counters *fw_ctr(struct fw *fw) {
+  return (volatile struct hostif_counters *)(void *)(fw->sram + HOSTIF_COUNTERS_ADDR);
+}
+
+static inline struct fw *fw_of(datapath_t *sys) { return (struct fw *)sys->user; }
+
+#endif

@@ -1,0 +1,119 @@
+/* fw_board.h: the board HAL, the firmware's only view of the NIC hardware: SRAM, the event
+ * register (ISR/IMR), doorbells, host signals, the host DMA engine, the send and receive DMA
+ * engines, a timer, and the host memory region table. Two implementations: board_emu.c (the
+ * emulated NIC of hw/, for nicd and tests) and board_lanai.c (the LANai card's memory-mapped
+ * registers; compile-only). Freestanding C11.
+ *
+ * The formats below are the hardware's (as a LANai databook would give them): bit numbers of
+ * the ISR, the 32-byte host DMA descriptor, the engine flags. board_emu.c checks at compile
+ * time that they agree with hw/nic.h. */
+#ifndef FW_BOARD_H
+#define FW_BOARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fw_board;
+
+/* ---- event register bits ---- */
+#define FWB_ISR_HOST_SIG (1u << 0)  /* a host rang a doorbell */
+#define FWB_ISR_SEND     (1u << 1)  /* the send DMA engine finished a fragment */
+#define FWB_ISR_RECV     (1u << 2)  /* the receive DMA engine finished a message */
+#define FWB_ISR_HEAD     (1u << 3)  /* the first fragment of a message landed */
+#define FWB_ISR_BUFF     (1u << 4)  /* the armed buffer filled before the end of the message */
+#define FWB_ISR_WAKE0    (1u << 5)  /* host DMA channel n woke (WAKE descriptor, or an error) */
+#define FWB_ISR_WAKE(ch) (FWB_ISR_WAKE0 << (ch))
+#define FWB_ISR_TIMER0   (1u << 9)  /* interval timer n expired */
+#define FWB_ISR_TIMER(t) (FWB_ISR_TIMER0 << (t))
+#define FWB_ISR_LINK_DOWN (1u << 12)
+#define FWB_ISR_MEMORY   (1u << 13)
+
+/* ---- host DMA engine ---- */
+#define FWB_HDMA_E2L      0x0001u /* host -> SRAM */
+#define FWB_HDMA_L2E      0x0002u /* SRAM -> host */
+#define FWB_HDMA_TERMINAL 0x0004u /* last descriptor of the chain */
+#define FWB_HDMA_WAKE     0x0008u /* raise WAKE(channel) when this descriptor completes */
+
+#define FWB_HDMA_DONE 1u          /* status of a clean descriptor or chain; others are errors */
+
+/* A host DMA descriptor in SRAM, 32 bytes, 4-byte aligned. */
+struct fwb_hdma_desc {
+  uint32_t next;
+  uint16_t flags;
+  uint16_t csum;     /* written back by the engine */
+  uint32_t len;
+  uint32_t sram;
+  uint32_t host_hi, host_lo;
+  uint32_t ptag;
+  uint32_t status;   /* written back by the engine */
+};
+_Static_assert(sizeof(struct fwb_hdma_desc) == 32, "host DMA descriptor is 32 bytes");
+
+struct fwb_hdma_status {
+  bool busy;
+  uint32_t error;    /* FWB_HDMA_DONE after a clean chain, else the engine's error code */
+  uint16_t sum;      /* ones'-complement sum (not complemented) of the chain's bytes, in order */
+};
+
+/* ---- send / receive DMA engines ---- */
+#define FWB_SEND_SML  0x1u        /* end of buffer: the message continues */
+#define FWB_SEND_SMLT 0x2u        /* end of message */
+
+#define FWB_RECV_EOM   0x1u
+#define FWB_RECV_TRUNC 0x2u
+
+enum fwb_recv_state { FWB_RECV_IDLE, FWB_RECV_ARMED, FWB_RECV_DONE };
+
+struct fwb_recv_status {
+  enum fwb_recv_state state;
+  uint32_t len;      /* bytes stored so far */
+  uint32_t frags;    /* fragments of this message so far */
+  uint16_t src;      /* sending node, once frags > 0 */
+  unsigned flags;    /* FWB_RECV_EOM, FWB_RECV_TRUNC */
+};
+
+/* ---- host memory regions ---- */
+#define FWB_ACC_READ  1u          /* the NIC may read the host range (E2L) */
+#define FWB_ACC_WRITE 2u          /* the NIC may write it (L2E) */
+
+enum fwb_region_verdict {
+  FWB_REGION_OK = 0,
+  FWB_REGION_OUTSIDE,             /* not inside one registered region */
+  FWB_REGION_PTAG,                /* the region's protection tag differs */
+  FWB_REGION_ACCESS,              /* the region does not allow this direction */
+};
+
+/* ---- the calls ---- */
+/* SRAM: a pointer to NIC address 0 (the firmware's own address space on a LANai). */
+uint8_t *fwb_sram(struct fw_board *b);
+uint32_t fwb_sram_size(struct fw_board *b);
+uint16_t fwb_node(struct fw_board *b);
+
+uint32_t fwb_events(struct fw_board *b);            /* ISR & IMR */
+void fwb_isr_clear(struct fw_board *b, uint32_t bits);
+void fwb_imr_set(struct fw_board *b, uint32_t mask);
+
+uint32_t fwb_doorbells_take(struct fw_board *b);    /* bit i: doorbell i rung since last take */
+void fwb_signal_host(struct fw_board *b, uint32_t bits);
+
+int fwb_hdma_start(struct fw_board *b, unsigned ch, uint32_t desc_addr);
+void fwb_hdma_status(struct fw_board *b, unsigned ch, struct fwb_hdma_status *st);
+
+int fwb_send_start(struct fw_board *b, uint16_t dst, uint32_t sram, uint32_t len,
+                   unsigned flags);
+int fwb_recv_arm(struct fw_board *b, uint32_t sram, uint32_t cap);
+void fwb_recv_status(struct fw_board *b, struct fwb_recv_status *st);
+int fwb_recv_abort(struct fw_board *b);
+
+int fwb_timer_set(struct fw_board *b, unsigned t, uint64_t delay_ns);
+uint64_t fwb_clock_ns(struct fw_board *b);
+/* Busy time of the host DMA engine and of the send engine, for the counters. */
+uint64_t fwb_hdma_busy_ns(struct fw_board *b);
+uint64_t fwb_send_busy_ns(struct fw_board *b);
+
+/* Is [host, host + len) inside one registered region with this tag and access? */
+enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint32_t len,
+                                         uint32_t ptag, uint32_t access);
+
+#endif

@@ -1,0 +1,143 @@
+/* fw_hal_hdma.c: the host DMA side of the data path's HAL. hdma_start turns a byte range of a
+ * send or receive buffer into a chain of host DMA descriptors in SRAM (one per host piece the
+ * range's payload maps to; the header and trailer never cross the bus), TERMINAL|WAKE on the
+ * last, and starts it on the machine's channel. When the channel wakes, the payload sum the
+ * engine computed while copying is folded into the message's checksum, a send message's
+ * trailer is written once its payload is all in SRAM, and the machine's `done` event is
+ * raised. A range with no host bytes completes at once. Also fine_mode and fault. */
+#include "datapath_hal.h"
+#include "fw_sram.h"
+
+uint16_t fw_sum_at(uint16_t total, uint16_t piece, uint32_t offset) {
+  if (offset & 1u) piece = (uint16_t)(piece << 8 | piece >> 8);
+  return fw_csum_add(total, piece);
+}
+
+/* Slices payload bytes [off, off + len) out of a list of host pieces covering the payload. */
+static unsigned slice(const struct fw_piece *in, unsigned nin, uint32_t off, uint32_t len,
+                      struct fw_piece *out, unsigned max) {
+  unsigned n = 0;
+  uint32_t pos = 0;
+  for (unsigned i = 0; i < nin && len > 0; i++) {
+    if (off < pos + in[i].len) {
+      uint32_t skip = off - pos;
+      uint32_t take = in[i].len - skip < len ? in[i].len - skip : len;
+      if (n == max) break;
+      out[n].addr = in[i].addr + skip;
+      out[n].len = take;
+      out[n].ptag = in[i].ptag;
+      n++;
+      off += take;
+      len -= take;
+    }
+    pos += in[i].len;
+  }
+  return n;
+}
+
+static uint32_t clampu(uint32_t v, uint32_t lo, uint32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The SDMA or RDMA step that the channel's DMA (or an empty range) completes. */
+static void finish(struct fw *fw, unsigned ch, uint8_t buf, uint32_t p0, uint32_t p1, bool ok,
+                   uint16_t sum) {
+  if (ch == FW_CH_SDMA) {
+    struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
+    if (!ok) e->status = HOSTIF_ST_PROTECTION;
+    else if (p1 > p0) e->sum = fw_sum_at(e->sum, sum, p0);
+    if (!e->trailer_done && p1 == e->hdr.len) {
+      /* A message whose payload could not be fetched leaves with a trailer that can never
+       * check (sum + trailer folds to 1, not 0xffff): the receiver drops it. */
+      uint16_t t = (uint16_t)~e->sum;
+      if (e->status != HOSTIF_ST_DONE) t = (uint16_t)(t + 1u);
+      uint8_t *p = fw->sram + FW_SBUF_ADDR(buf) + FW_WIRE_HDR_LEN + e->hdr.len;
+      p[0] = (uint8_t)(t >> 8);
+      p[1] = (uint8_t)t;
+      p[2] = 0;
+      p[3] = 0;
+      e->trailer_done = true;
+    }
+  } else {
+    struct fw_rxi *ri = &fw->rxi[buf];
+    if (!ok) ri->dma_err = true;
+    else if (p1 > p0) ri->sum = fw_sum_at(ri->sum, sum, p0);
+  }
+}
+
+void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_t off,
+                             uint16_t len, datapath_event_t done) {
+  struct fw *fw = fw_of(sys);
+  unsigned ch = to_host ? FW_CH_RDMA : FW_CH_SDMA;
+  const struct fw_piece *src;
+  unsigned nsrc;
+  uint32_t plen, base;
+  if (!to_host) {
+    const struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
+    src = e->piece;
+    nsrc = e->npiece;
+    plen = e->hdr.len;
+    base = FW_SBUF_ADDR(buf);
+  } else {
+    struct fw_rxi *ri = &fw->rxi[buf];
+    if (ri->verdict == FW_RX_UNKNOWN) fw_rx_classify(fw, buf);
+    src = ri->piece;
+    nsrc = ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA ? ri->npiece : 0;
+    plen = nsrc ? ri->hdr.len : 0;
+    base = FW_RBUF_ADDR(buf);
+  }
+  uint32_t p0 = clampu(off, FW_WIRE_HDR_LEN, FW_WIRE_HDR_LEN + plen) - FW_WIRE_HDR_LEN;
+  uint32_t p1 = clampu((uint32_t)off + len, FW_WIRE_HDR_LEN, FW_WIRE_HDR_LEN + plen) - FW_WIRE_HDR_LEN;
+  struct fw_piece pc[FW_CHAIN_MAX];
+  unsigned n = p1 > p0 ? slice(src, nsrc, p0, p1 - p0, pc, FW_CHAIN_MAX) : 0;
+  if (n == 0) {
+    finish(fw, ch, buf, p0, p1, true, 0);
+    if (!datapath_raise(sys, done)) fw->faults++;
+    return;
+  }
+  uint32_t chain = FW_CHAIN_ADDR(ch);
+  uint32_t at = base + FW_WIRE_HDR_LEN + p0;
+  for (unsigned i = 0; i < n; i++) {
+    struct fwb_hdma_desc d;
+    d.next = chain + 32u * (i + 1);
+    d.flags = (uint16_t)((to_host ? FWB_HDMA_L2E : FWB_HDMA_E2L) |
+                         (i + 1 == n ? FWB_HDMA_TERMINAL | FWB_HDMA_WAKE : 0));
+    d.csum = 0;
+    d.len = pc[i].len;
+    d.sram = at;
+    d.host_hi = (uint32_t)(pc[i].addr >> 32);
+    d.host_lo = (uint32_t)pc[i].addr;
+    d.ptag = pc[i].ptag;
+    d.status = 0;
+    fw_sram_out(fw, chain + 32u * i, &d, sizeof d);
+    at += pc[i].len;
+  }
+  fw->hreq[ch].busy = true;
+  fw->hreq[ch].buf = buf;
+  fw->hreq[ch].p0 = p0;
+  fw->hreq[ch].p1 = p1;
+  fw->hreq[ch].done = done;
+  if (fwb_hdma_start(fw->board, ch, chain) != 0) {
+    fw->faults++;
+    fw->hreq[ch].busy = false;
+    finish(fw, ch, buf, p0, p1, false, 0);
+    if (!datapath_raise(sys, done)) fw->faults++;
+  }
+}
+
+void fw_hdma_wake(struct fw *fw, unsigned ch) {
+  if (!fw->hreq[ch].busy) return;
+  struct fwb_hdma_status st;
+  fwb_hdma_status(fw->board, ch, &st);
+  if (st.busy) return;
+  fw->hreq[ch].busy = false;
+  finish(fw, ch, fw->hreq[ch].buf, fw->hreq[ch].p0, fw->hreq[ch].p1, st.error == FWB_HDMA_DONE,
+         st.sum);
+  if (!datapath_raise(&fw->dp, fw->hreq[ch].done)) fw->faults++;
+}
+
+bool datapath_hal_fine_mode(datapath_t *sys) { return fw_of(sys)->cfg.fine_mode; }
+
+void datapath_hal_fault(datapath_t *sys, int code, const char *where) {
+  (void)code;
+  (void)where;
+  fw_of(sys)->faults++;
+}

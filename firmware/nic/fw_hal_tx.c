@@ -1,0 +1,42 @@
+/* fw_hal_tx.c: the send side of the data path's HAL (datapath_hal.h). SDMA asks tx_len for
+ * the next message: the firmware binds the oldest queued message (fw_sq.c) to the send buffer
+ * SDMA is about to fill and writes its wire header there, so a data-path message is
+ * header + payload + trailer (WIRE.md) and the machines' offsets are SRAM offsets in the
+ * buffer. send_start puts a fragment on the link (SML, or SMLT for the last); tx_complete
+ * retires the message and completes its descriptor when it was the last. Freestanding. */
+#include "datapath_hal.h"
+#include "fw_sram.h"
+
+int32_t datapath_hal_tx_len(datapath_t *sys) {
+  struct fw *fw = fw_of(sys);
+  if (fw->tx_fetch == fw->tx_head) { /* a doorbell event without a queued message */
+    fw->faults++;
+    return 1;
+  }
+  uint32_t idx = fw->tx_fetch % FW_TXQ;
+  uint8_t buf = sys->m.SDMA.prod; /* the buffer this transition fills */
+  fw->sbuf_txe[buf] = (uint8_t)idx;
+  fw->tx_fetch++;
+  struct fw_txe *e = &fw->txq[idx];
+  uint32_t hdr[FW_WIRE_HDR_LEN / 4];
+  fw_wire_encode((uint8_t *)hdr, &e->hdr);
+  fw_sram_out(fw, FW_SBUF_ADDR(buf), hdr, FW_WIRE_HDR_LEN);
+  return (int32_t)(FW_WIRE_HDR_LEN + e->hdr.len + FW_TRAILER);
+}
+
+void datapath_hal_send_start(datapath_t *sys, uint8_t buf, uint16_t off, uint16_t len,
+                             bool last) {
+  struct fw *fw = fw_of(sys);
+  const struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
+  if (fwb_send_start(fw->board, e->hdr.dst_node, FW_SBUF_ADDR(buf) + off, len,
+                     last ? FWB_SEND_SMLT : FWB_SEND_SML) != 0)
+    fw->faults++;
+}
+
+void datapath_hal_tx_complete(datapath_t *sys, uint8_t buf) {
+  struct fw *fw = fw_of(sys);
+  uint8_t idx = fw->sbuf_txe[buf];
+  if (idx != fw->tx_done % FW_TXQ) fw->faults++; /* the machines complete in order */
+  fw->tx_done++;
+  fw_sq_msg_done(fw, &fw->txq[idx]);
+}

@@ -1,0 +1,30 @@
+/* fw_init.c: firmware boot for one NIC: checks the SRAM is large enough for the host
+ * interface (hostif.h) and the packet buffers, clears the VI table and counters, initialises
+ * the data path machines, unmasks the events the dispatcher handles, and publishes the
+ * control block (magic last: hosts wait for it). Freestanding. */
+#include "fw_sram.h"
+
+int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg) {
+  uint8_t *z = (uint8_t *)fw;
+  for (size_t i = 0; i < sizeof *fw; i++) z[i] = 0;
+  fw->board = board;
+  fw->cfg = *cfg;
+  fw->sram = fwb_sram(board);
+  fw->node = fwb_node(board);
+  fw->rx_cur = -1;
+  if (fwb_sram_size(board) < FW_SRAM_END) return -1;
+  fw_sram_zero(fw, HOSTIF_BASE, HOSTIF_BUF_BASE - HOSTIF_BASE);
+  datapath_init(&fw->dp);
+  fw->dp.user = fw;
+  fwb_imr_set(board, FWB_ISR_HOST_SIG | FWB_ISR_SEND | FWB_ISR_RECV | FWB_ISR_HEAD |
+                         FWB_ISR_BUFF | FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) |
+                         FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_LINK_DOWN | FWB_ISR_MEMORY);
+  uint32_t ctrl = HOSTIF_BASE;
+  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, version), HOSTIF_VERSION);
+  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, nvi), HOSTIF_NVI);
+  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, vi_off), HOSTIF_VI_ADDR(0));
+  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, counters_off), HOSTIF_COUNTERS_ADDR);
+  fw_release();
+  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, magic), HOSTIF_MAGIC);
+  return 0;
+}

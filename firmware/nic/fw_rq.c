@@ -1,0 +1,167 @@
+/* fw_rq.c: NIC-side VIA, receive side. RDMA handles receive buffers strictly in order, and a
+ * buffer is classified when RDMA first touches it, so the VI state it sees is that left by
+ * every earlier message. Classification decides where the payload goes:
+ *   DATA        the target VI must be CONNECTED to the sender (node from the link, VI from
+ *               the header); the first packet of a transfer takes the VI's next receive
+ *               descriptor (none posted: drop and count), which is validated like a send
+ *               descriptor (a bad one completes with PROTECTION/FORMAT, one too short with
+ *               LENGTH, and the transfer is dropped); later packets must continue at the
+ *               reassembly offset. The payload goes to the descriptor's segments at msg_off.
+ *   RDMA_WRITE  the target range rdma_addr + msg_off must lie in one region registered with
+ *               the VI's protection tag, which the sender named (rdma_handle), writable.
+ *   anything else is dropped and counted, and nothing is written to host memory.
+ * When the buffer is finished (rx_complete) the message is judged: ended properly, length as
+ * the header says, host DMA clean, payload checksum (summed by the host DMA engine as it
+ * copied) matching the trailer. A failed packet abandons its transfer: the descriptor is not
+ * completed and stays posted for the next transfer. The last packet of a good transfer
+ * completes the descriptor (length, immediate data); an RDMA Write with immediate data
+ * consumes a receive descriptor at its last packet. Freestanding. */
+#include "fw_vi.h"
+
+static void count_drop(struct fw *fw, unsigned reason) {
+  volatile struct hostif_counters *c = fw_ctr(fw);
+  switch (reason) {
+  case FW_DROP_NO_VI: c->rx_drop_no_vi++; break;
+  case FW_DROP_NO_DESC: c->rx_drop_no_desc++; break;
+  case FW_DROP_CHECKSUM: c->rx_drop_checksum++; break;
+  case FW_DROP_PROTECTION: c->protection_errors++; break;
+  case FW_DROP_TRUNCATED: c->rx_truncated++; break;
+  default: c->rx_drop_malformed++; break;
+  }
+}
+
+/* Completes the VI's next receive descriptor. */
+static void rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint32_t imm,
+                        uint16_t flags) {
+  struct fw_vi *v = &fw->vi[vi];
+  fw_complete_slot(fw, FW_SLOT_ADDR(vi, rq, v->rq_done), st, len, imm, flags);
+  v->rq_done++;
+  fw_release();
+  fw_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done);
+  fw_wr32(fw, FW_RING_DONE(vi, rq), v->rq_done);
+  fwb_signal_host(fw->board, HOSTIF_SIG_VI(vi));
+}
+
+/* Snapshot of the VI's next receive descriptor; false if none is posted. */
+static bool rq_peek(struct fw *fw, unsigned vi, struct hostif_desc *d) {
+  struct fw_vi *v = &fw->vi[vi];
+  uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, rq));
+  fw_acquire();
+  if (prod == v->rq_done) return false;
+  fw_sram_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done), (uint32_t)offsetof(struct hostif_desc, status));
+  return true;
+}
+
+static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
+                          const struct fw_vi_view *w) {
+  struct fw_vi *v = &fw->vi[vi];
+  const struct fw_wire_hdr *h = &ri->hdr;
+  if (h->msg_off == 0) {
+    if (v->rx_active) { /* the previous transfer never finished */
+      v->rx_active = false;
+      count_drop(fw, FW_DROP_MALFORMED);
+    }
+    if (!rq_peek(fw, vi, &v->rdesc)) {
+      ri->drop_reason = FW_DROP_NO_DESC;
+      return;
+    }
+    uint32_t st = fw_check_desc(fw, &v->rdesc, w->ptag, false);
+    if (st == HOSTIF_ST_DONE && h->msg_len > v->rdesc.length) st = HOSTIF_ST_LENGTH;
+    if (st != HOSTIF_ST_DONE) {
+      rq_complete(fw, vi, st, 0, 0, 0);
+      if (st == HOSTIF_ST_FORMAT) fw_ctr(fw)->format_errors++;
+      ri->drop_reason = st == HOSTIF_ST_LENGTH ? FW_DROP_TRUNCATED : FW_DROP_PROTECTION;
+      return;
+    }
+    v->rx_active = true;
+    v->rx_next_off = 0;
+    v->rx_msg_len = h->msg_len;
+    fw_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done + 1);
+  } else if (!v->rx_active || h->msg_off != v->rx_next_off || h->msg_len != v->rx_msg_len) {
+    ri->drop_reason = FW_DROP_MALFORMED;
+    return;
+  }
+  ri->npiece = (uint8_t)fw_desc_pieces(&v->rdesc, h->msg_off, h->len, ri->piece, HOSTIF_MAXSEG);
+  ri->verdict = FW_RX_DATA;
+}
+
+static void classify_rdma(struct fw *fw, struct fw_rxi *ri, const struct fw_vi_view *w) {
+  const struct fw_wire_hdr *h = &ri->hdr;
+  uint64_t at = h->rdma_addr + h->msg_off;
+  ri->drop_reason = FW_DROP_PROTECTION;
+  if (at < h->rdma_addr || at + h->len < at) return;
+  if (h->rdma_handle != w->ptag) return;
+  if (h->len && fwb_region_check(fw->board, at, h->len, h->rdma_handle, FWB_ACC_WRITE) != FWB_REGION_OK)
+    return;
+  ri->piece[0].addr = at;
+  ri->piece[0].len = h->len;
+  ri->piece[0].ptag = h->rdma_handle;
+  ri->npiece = h->len ? 1 : 0;
+  ri->verdict = FW_RX_RDMA;
+  ri->drop_reason = FW_DROP_NONE;
+}
+
+void fw_rx_classify(struct fw *fw, unsigned buf) {
+  struct fw_rxi *ri = &fw->rxi[buf];
+  const struct fw_wire_hdr *h = &ri->hdr;
+  ri->verdict = FW_RX_DROP;
+  ri->drop_reason = FW_DROP_MALFORMED;
+  if (!ri->hdr_ok) return;
+  if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE) return;
+  if (h->dst_node != fw->node || h->src_node != ri->src) return;
+  ri->drop_reason = FW_DROP_NO_VI;
+  if (h->dst_vi == 0 || h->dst_vi >= HOSTIF_NVI) return;
+  struct fw_vi_view w;
+  fw_vi_sync(fw, h->dst_vi, &w);
+  if (w.state != HOSTIF_VI_CONNECTED || w.remote_node != h->src_node || w.remote_vi != h->src_vi)
+    return;
+  ri->drop_reason = FW_DROP_NONE;
+  if (h->type == FW_WIRE_DATA) classify_data(fw, ri, h->dst_vi, &w);
+  else classify_rdma(fw, ri, &w);
+  if (ri->drop_reason != FW_DROP_NONE) ri->verdict = FW_RX_DROP;
+}
+
+static bool checksum_ok(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
+  const uint8_t *t = fw->sram + FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN + ri->hdr.len;
+  uint16_t csum = (uint16_t)((uint16_t)t[0] << 8 | t[1]);
+  return t[2] == 0 && t[3] == 0 && fw_csum_add(ri->sum, csum) == 0xffffu;
+}
+
+void fw_rx_finish(struct fw *fw, unsigned buf) {
+  struct fw_rxi *ri = &fw->rxi[buf];
+  if (ri->verdict == FW_RX_UNKNOWN) fw_rx_classify(fw, buf);
+  unsigned reason = ri->drop_reason;
+  if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA) {
+    if (!ri->complete_ok) reason = FW_DROP_MALFORMED;
+    else if (ri->dma_err) reason = FW_DROP_PROTECTION;
+    else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM;
+  }
+  const struct fw_wire_hdr *h = &ri->hdr;
+  if (reason != FW_DROP_NONE) {
+    count_drop(fw, reason);
+    if (ri->verdict == FW_RX_DATA) { /* abandon the transfer; its descriptor stays posted */
+      struct fw_vi *v = &fw->vi[h->dst_vi];
+      v->rx_active = false;
+      fw_wr32(fw, FW_RING_CONS(h->dst_vi, rq), v->rq_done);
+    }
+    return;
+  }
+  unsigned vi = h->dst_vi;
+  struct fw_vi *v = &fw->vi[vi];
+  bool last = h->msg_off + h->len == h->msg_len;
+  uint16_t imm_flag = (h->flags & FW_WIRE_F_IMM) ? HOSTIF_F_IMMEDIATE : 0;
+  fw_ctr(fw)->rx_msgs++;
+  fw_ctr(fw)->rx_bytes += h->len;
+  if (ri->verdict == FW_RX_DATA) {
+    v->rx_next_off += h->len;
+    if (last) {
+      v->rx_active = false;
+      rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len, imm_flag ? h->imm : 0, imm_flag);
+    }
+  } else if (last && imm_flag) {
+    struct hostif_desc d = {0};
+    if (!rq_peek(fw, vi, &d)) count_drop(fw, FW_DROP_NO_DESC);
+    else if (d.op != HOSTIF_OP_RECV) rq_complete(fw, vi, HOSTIF_ST_FORMAT, 0, 0, 0);
+    else rq_complete(fw, vi, HOSTIF_ST_DONE, 0, h->imm, imm_flag);
+  }
+}

@@ -1,0 +1,26 @@
+/* fw_vi.h: reading a VI entry of the SRAM VI table, and keeping the firmware's private VI
+ * state in step with it (a host may destroy and re-create a VI, nicd may connect or
+ * disconnect it, while the firmware runs). Freestanding. */
+#ifndef FW_VI_H
+#define FW_VI_H
+
+#include "fw_sram.h"
+
+struct fw_vi_view {
+  uint32_t state, reliability, ptag;
+  uint16_t remote_node, remote_vi;
+};
+
+static inline void fw_vi_read(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
+  w->state = fw_rd32(fw, FW_VI_FIELD(vi, state));
+  fw_acquire();
+  w->reliability = fw_rd32(fw, FW_VI_FIELD(vi, reliability));
+  w->ptag = fw_rd32(fw, FW_VI_FIELD(vi, ptag));
+  w->remote_node = fw_rd16(fw, FW_VI_FIELD(vi, remote_node));
+  w->remote_vi = fw_rd16(fw, FW_VI_FIELD(vi, remote_vi));
+}
+
+/* Reads the entry and resets what belonged to an earlier connection or incarnation. */
+void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w);
+
+#endif

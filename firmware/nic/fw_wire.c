@@ -1,0 +1,74 @@
+/* fw_wire.c: encode and decode of the message header (hw/wire.h layout), and the Internet
+ * checksum arithmetic the firmware needs. Freestanding. */
+#include "fw_wire.h"
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put32(uint8_t *p, uint32_t v) {
+  put16(p, (uint16_t)(v >> 16));
+  put16(p + 2, (uint16_t)v);
+}
+static uint16_t get16(const uint8_t *p) { return (uint16_t)((uint16_t)p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
+
+uint16_t fw_csum_add(uint16_t a, uint16_t b) {
+  uint32_t s = (uint32_t)a + b;
+  s = (s & 0xffffu) + (s >> 16);
+  return (uint16_t)s;
+}
+
+uint16_t fw_csum(const uint8_t *p, uint32_t len) {
+  uint32_t s = 0;
+  uint32_t i = 0;
+  for (; i + 1 < len; i += 2) {
+    s += (uint32_t)p[i] << 8 | p[i + 1];
+    if (s & 0x80000000u) s = (s & 0xffffu) + (s >> 16);
+  }
+  if (i < len) s += (uint32_t)p[i] << 8;
+  while (s >> 16) s = (s & 0xffffu) + (s >> 16);
+  return (uint16_t)s;
+}
+
+void fw_wire_encode(uint8_t *o, const struct fw_wire_hdr *h) {
+  for (unsigned i = 0; i < FW_WIRE_HDR_LEN; i++) o[i] = 0;
+  o[0] = FW_WIRE_VERSION;
+  o[1] = h->type;
+  put16(o + 4, h->flags);
+  put16(o + 6, h->src_node);
+  put16(o + 8, h->dst_node);
+  put16(o + 10, h->src_vi);
+  put16(o + 12, h->dst_vi);
+  put32(o + 16, h->seq);
+  put32(o + 20, h->ack);
+  put32(o + 24, h->len);
+  put32(o + 28, h->imm);
+  put32(o + 32, h->msg_off);
+  put32(o + 36, h->msg_len);
+  put32(o + 40, h->rdma_handle);
+  put32(o + 48, (uint32_t)(h->rdma_addr >> 32));
+  put32(o + 52, (uint32_t)h->rdma_addr);
+  put16(o + 2, (uint16_t)~fw_csum(o, FW_WIRE_HDR_LEN));
+}
+
+bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
+  if (in[0] != FW_WIRE_VERSION) return false;
+  if (in[1] < 1 || in[1] > FW_WIRE_TYPE_MAX) return false;
+  if (get16(in + 4) & ~FW_WIRE_F_ALL) return false;
+  if (get16(in + 14) != 0 || get32(in + 44) != 0) return false;
+  if (fw_csum(in, FW_WIRE_HDR_LEN) != 0xffffu) return false;
+  h->type = in[1];
+  h->flags = get16(in + 4);
+  h->src_node = get16(in + 6);
+  h->dst_node = get16(in + 8);
+  h->src_vi = get16(in + 10);
+  h->dst_vi = get16(in + 12);
+  h->seq = get32(in + 16);
+  h->ack = get32(in + 20);
+  h->len = get32(in + 24);
+  h->imm = get32(in + 28);
+  h->msg_off = get32(in + 32);
+  h->msg_len = get32(in + 36);
+  h->rdma_handle = get32(in + 40);
+  h->rdma_addr = (uint64_t)get32(in + 48) << 32 | get32(in + 52);
+  if (h->msg_off > h->msg_len || h->len > h->msg_len - h->msg_off) return false;
+  return true;
+}

@@ -1,0 +1,14 @@
+# firmware/nicd/module.mk: nicd, the NIC daemon (build/bin/nicd): the emulated NICs, the
+# firmware of each (libfwnic), and the connection manager. It lives beside the firmware
+# because it is the firmware's host process (it links the runtime and the emulated board);
+# hw/ stays a library of emulated hardware.
+NICD_SRCS := $(sort $(wildcard firmware/nicd/*.c))
+NICD      := $(B)/bin/nicd
+BINS      += $(NICD)
+
+$(B)/obj/firmware/nicd/%.o: INCLUDES += $(FWNIC_INC)
+$(NICD_SRCS:%.c=$(B)/obj/%.o): $(DATAPATH_GEN)/.stamp
+
+$(NICD): $(NICD_SRCS:%.c=$(B)/obj/%.o) $(FWNIC_LIB) $(HW_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(FWNIC_LIB) $(HW_LIB) -lpthread -lrt

@@ -1,0 +1,55 @@
+/* vitab.c: the VI table entries nicd writes (connection set-up and tear-down), with the
+ * ordering hostif.h asks for: the remote fields first, then state with a release store. The
+ * firmware reads an entry afresh for every message, so it sees a connection change at once. */
+#include <errno.h>
+#include <signal.h>
+
+#include "nicd.h"
+
+struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi) {
+  if (node >= d->n || vi == 0 || vi >= HOSTIF_NVI) return NULL;
+  return nic_sram_ptr(d->nic[node], HOSTIF_VI_ADDR(vi), sizeof(struct hostif_vi));
+}
+
+static uint32_t ld(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static void st(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned vb) {
+  struct hostif_vi *a = vitab_vi(d, na, va), *b = vitab_vi(d, nb, vb);
+  if (!a || !b || a == b) return -1;
+  if (ld(&a->state) != HOSTIF_VI_IDLE || ld(&b->state) != HOSTIF_VI_IDLE) return -1;
+  if (a->reliability != b->reliability) return -1;
+  a->remote_node = (uint16_t)nb;
+  a->remote_vi = (uint16_t)vb;
+  b->remote_node = (uint16_t)na;
+  b->remote_vi = (uint16_t)va;
+  st(&a->state, HOSTIF_VI_CONNECTED);
+  st(&b->state, HOSTIF_VI_CONNECTED);
+  return 0;
+}
+
+static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
+  struct hostif_vi *p = vitab_vi(d, v->remote_node, v->remote_vi);
+  if (p && ld(&p->state) == HOSTIF_VI_CONNECTED && p->remote_node == node && p->remote_vi == vi)
+    st(&p->state, HOSTIF_VI_ERROR);
+}
+
+void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {
+  struct hostif_vi *v = vitab_vi(d, node, vi);
+  if (!v) return;
+  if (ld(&v->state) == HOSTIF_VI_CONNECTED) break_peer(d, node, vi, v);
+  if (ld(&v->state) != HOSTIF_VI_FREE) st(&v->state, HOSTIF_VI_IDLE);
+}
+
+void vitab_reap(struct nicd *d) {
+  for (unsigned n = 0; n < d->n; n++)
+    for (unsigned i = 1; i < HOSTIF_NVI; i++) {
+      struct hostif_vi *v = vitab_vi(d, n, i);
+      uint32_t s = ld(&v->state);
+      pid_t pid = (pid_t)v->owner_pid;
+      if (s == HOSTIF_VI_FREE || pid <= 0) continue;
+      if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+      if (s == HOSTIF_VI_CONNECTED) break_peer(d, n, i, v);
+      st(&v->state, HOSTIF_VI_FREE);
+    }
+}

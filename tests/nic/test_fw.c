@@ -1,0 +1,502 @@
+/* test_fw.c: the firmware on two emulated NICs in one process, joined by the in-memory
+ * fabric and driven deterministically (nic_advance_all): VIA sends of 0 B to 1 MiB with
+ * multi-segment descriptors and data checks, many in flight both ways, immediate data, RDMA
+ * Write (with and without immediate data), protection and format errors that touch no memory,
+ * no receive descriptor, a disconnected VI, malformed packets injected into the fabric, and the
+ * firmware's header codec against hw/wire.c. Each run is done in fine- and coarse-grained
+ * mode. Prints "N passed, N failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../hw/link.h"
+#include "../../hw/memfab.h"
+#include "../../hw/wire.h"
+#include "board_emu.h"
+#include "fw.h"
+#include "rawhost.h"
+
+#define PTAG 0x5151u
+#define MEMLEN (12u << 20)
+
+static int passed, failed;
+#define CHECK(c, ...)                                                          \
+  do {                                                                         \
+    if (c) passed++;                                                           \
+    else {                                                                     \
+      failed++;                                                                \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
+      printf(__VA_ARGS__);                                                     \
+      printf("\n");                                                            \
+    }                                                                          \
+  } while (0)
+
+struct rig {
+  struct fabric *fab;
+  struct nic *nic[2];
+  struct fw_board bd[2];
+  struct fw fw[2];
+  struct hwin *w[2];
+  struct hw_hostmem mem[2];
+  uint64_t base[2];   /* host address of mem[i] (registered with PTAG on NIC i) */
+  size_t used[2];
+  uint64_t now;
+};
+static struct rig R;
+
+static void rig_up(bool fine) {
+  memset(&R, 0, sizeof R);
+  struct memfab_config mc = {.nodes = 2, .latency_ns = MEMFAB_DEFAULT_LATENCY_NS};
+  R.fab = memfab_create(&mc);
+  for (int i = 0; i < 2; i++) {
+    struct nic_config c;
+    nic_config_default(&c);
+    c.node = (uint16_t)i;
+    int err = 0;
+    R.nic[i] = nic_create(&c, &err);
+    if (!R.nic[i]) { printf("nic_create: %d\n", err); exit(1); }
+    nic_attach(R.nic[i], R.fab);
+    R.bd[i].nic = R.nic[i];
+    struct fw_config fc = {.fine_mode = fine};
+    if (fw_init(&R.fw[i], &R.bd[i], &fc) != 0) { printf("fw_init failed\n"); exit(1); }
+    R.w[i] = nic_window(R.nic[i]);
+    if (hw_hostmem_create(&R.mem[i], MEMLEN) != 0) { printf("hostmem\n"); exit(1); }
+    /* The first MiB is registered with another tag, the last MiB not at all. */
+    uint64_t a;
+    if (hwin_region_add(R.w[i], &R.mem[i], 1u << 20, MEMLEN - (2u << 20), PTAG,
+                        HW_ACC_NIC_READ | HW_ACC_NIC_WRITE, &a) < 0) { printf("region\n"); exit(1); }
+    R.base[i] = a;
+    hwin_region_add(R.w[i], &R.mem[i], 0, 1u << 20, PTAG + 1, HW_ACC_NIC_READ | HW_ACC_NIC_WRITE, &a);
+    for (unsigned v = 1; v <= 4; v++) rh_vi_create(R.w[i], v, PTAG, HOSTIF_UNRELIABLE);
+  }
+  for (unsigned v = 1; v <= 4; v++) rh_vi_pair(R.w[0], v, 0, R.w[1], v, 1);
+}
+
+static void rig_down(void) {
+  for (int i = 0; i < 2; i++) {
+    nic_destroy(R.nic[i]);
+    hw_hostmem_destroy(&R.mem[i]);
+  }
+  fabric_close(R.fab);
+}
+
+/* Host memory inside the registered region of NIC i. */
+static uint64_t halloc(int i, size_t len) {
+  uint64_t a = R.base[i] + R.used[i];
+  R.used[i] += (len + 63) & ~(size_t)63;
+  if (R.used[i] > MEMLEN - (2u << 20)) { printf("test out of host memory\n"); exit(1); }
+  return a;
+}
+static uint8_t *hptr(uint64_t a) { return (uint8_t *)(uintptr_t)a; }
+static void hfree_all(void) { R.used[0] = R.used[1] = 0; }
+
+/* Runs both NICs and their firmware until pred holds or nothing can happen. */
+static bool run(bool (*pred)(void *), void *ctx) {
+  for (long it = 0; it < 50000000; it++) {
+    nic_advance_all(R.nic, 2, R.now);
+    bool did = fw_poll(&R.fw[0]);
+    did |= fw_poll(&R.fw[1]);
+    if (pred && pred(ctx)) return true;
+    uint64_t t = nic_next_due(R.nic[0]), t1 = nic_next_due(R.nic[1]);
+    if (t1 < t) t = t1;
+    if (t == NIC_NEVER) {
+      if (!did) return pred == NULL;
+      continue;
+    }
+    if (t > R.now) R.now = t;
+  }
+  return false;
+}
+
+struct want { int nic; unsigned vi; bool sq; uint32_t n; };
+static bool done_ge(void *p) {
+  struct want *w = p;
+  return rh_done(R.w[w->nic], w->vi, w->sq) >= w->n;
+}
+static bool wait_done(int nic, unsigned vi, bool sq, uint32_t n) {
+  struct want w = {nic, vi, sq, n};
+  return run(done_ge, &w);
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
+}
+
+/* Splits len into up to nseg segments of the buffer at a. */
+static struct hostif_desc desc_split(uint16_t op, uint64_t a, uint32_t len, unsigned nseg) {
+  uint64_t addr[HOSTIF_MAXSEG];
+  uint32_t l[HOSTIF_MAXSEG];
+  if (len < nseg) nseg = len ? len : 1;
+  uint32_t each = len / nseg, at = 0;
+  for (unsigned i = 0; i < nseg; i++) {
+    addr[i] = a + at;
+    l[i] = i + 1 == nseg ? len - at : each;
+    at += l[i];
+  }
+  return rh_desc(op, PTAG, nseg, addr, l);
+}
+
+static int counters_drop(int i, const char *which) {
+  volatile struct hostif_counters *c = rh_counters(R.w[i]);
+  if (!strcmp(which, "no_vi")) return (int)c->rx_drop_no_vi;
+  if (!strcmp(which, "no_desc")) return (int)c->rx_drop_no_desc;
+  if (!strcmp(which, "malformed")) return (int)c->rx_drop_malformed;
+  if (!strcmp(which, "checksum")) return (int)c->rx_drop_checksum;
+  if (!strcmp(which, "protection")) return (int)c->protection_errors;
+  return -1;
+}
+
+/* ---- cases ---- */
+
+static void t_sizes(void) {
+  static const uint32_t sizes[] = {0, 1, 2, 3, 55, 56, 57, 1023, 1024, 1025, 4035, 4036, 4037,
+                                   8072, 8073, 12345, 65536, 100001, 1u << 20};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    uint32_t n = sizes[k];
+    hfree_all();
+    uint64_t src = halloc(0, n + 1), dst = halloc(1, n + 64);
+    fill(hptr(src), n, (unsigned)k);
+    memset(hptr(dst), 0xee, n + 64);
+    uint32_t r0 = rh_done(R.w[1], 1, false), s0 = rh_done(R.w[0], 1, true);
+    uint32_t cap = n + 64 > HOSTIF_MAX_XFER ? HOSTIF_MAX_XFER : n + 64;
+    struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, dst, cap, 1 + k % 4);
+    rh_post(R.w[1], 1, false, &rd);
+    struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src, n, 1 + (k + 1) % 4);
+    uint32_t si = rh_post(R.w[0], 1, true, &sd);
+    bool ok = wait_done(1, 1, false, r0 + 1) && wait_done(0, 1, true, s0 + 1);
+    struct hostif_desc rc = rh_slot(R.w[1], 1, false, r0), sc = rh_slot(R.w[0], 1, true, si);
+    CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == n && sc.status == HOSTIF_ST_DONE &&
+              sc.done_len == n,
+          "size %u: ok %d recv status %u len %u, send status %u len %u", n, ok, rc.status,
+          rc.done_len, sc.status, sc.done_len);
+    CHECK(memcmp(hptr(src), hptr(dst), n) == 0 && hptr(dst)[n] == 0xee,
+          "size %u: data differs or overrun", n);
+  }
+}
+
+/* 32 sends each way at once on two VIs, random sizes, several rounds. */
+static void t_many(void) {
+  unsigned long rng = 12345;
+  int bad = 0, total = 0;
+  for (int round = 0; round < 6; round++) {
+    hfree_all();
+    uint64_t src[2][2][HOSTIF_RING], dst[2][2][HOSTIF_RING];
+    uint32_t len[2][2][HOSTIF_RING];
+    uint32_t r0[2][2], s0[2][2];
+    for (int a = 0; a < 2; a++)
+      for (unsigned v = 0; v < 2; v++) {
+        r0[a][v] = rh_done(R.w[1 - a], 2 + v, false);
+        s0[a][v] = rh_done(R.w[a], 2 + v, true);
+        for (unsigned i = 0; i < HOSTIF_RING; i++) {
+          rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+          uint32_t n = (uint32_t)(rng >> 33) % (rng & 8 ? 9000 : 200);
+          len[a][v][i] = n;
+          src[a][v][i] = halloc(a, n + 1);
+          dst[a][v][i] = halloc(1 - a, n + 1);
+          fill(hptr(src[a][v][i]), n, i * 7 + v + a * 3 + (unsigned)round);
+          memset(hptr(dst[a][v][i]), 0, n + 1);
+          struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, dst[a][v][i], n, 1 + i % 3);
+          rh_post(R.w[1 - a], 2 + v, false, &rd);
+        }
+      }
+    for (unsigned i = 0; i < HOSTIF_RING; i++)
+      for (int a = 0; a < 2; a++)
+        for (unsigned v = 0; v < 2; v++) {
+          struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src[a][v][i], len[a][v][i], 1 + i % 4);
+          rh_post(R.w[a], 2 + v, true, &sd);
+        }
+    for (int a = 0; a < 2; a++)
+      for (unsigned v = 0; v < 2; v++) {
+        bool ok = wait_done(1 - a, 2 + v, false, r0[a][v] + HOSTIF_RING) &&
+                  wait_done(a, 2 + v, true, s0[a][v] + HOSTIF_RING);
+        if (!ok) bad++;
+        for (unsigned i = 0; i < HOSTIF_RING; i++) {
+          struct hostif_desc rc = rh_slot(R.w[1 - a], 2 + v, false, r0[a][v] + i);
+          struct hostif_desc sc = rh_slot(R.w[a], 2 + v, true, s0[a][v] + i);
+          total++;
+          if (rc.status != HOSTIF_ST_DONE || rc.done_len != len[a][v][i] ||
+              sc.status != HOSTIF_ST_DONE ||
+              memcmp(hptr(src[a][v][i]), hptr(dst[a][v][i]), len[a][v][i]) != 0)
+            bad++;
+        }
+      }
+  }
+  CHECK(bad == 0, "many in flight: %d of %d transfers wrong", bad, total);
+}
+
+static void t_immediate(void) {
+  hfree_all();
+  uint64_t src = halloc(0, 100), dst = halloc(1, 100);
+  fill(hptr(src), 100, 9);
+  uint32_t r0 = rh_done(R.w[1], 1, false);
+  struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, dst, 100, 1);
+  rh_post(R.w[1], 1, false, &rd);
+  struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src, 100, 2);
+  sd.flags = HOSTIF_F_IMMEDIATE;
+  sd.imm = 0xdeadbeefu;
+  rh_post(R.w[0], 1, true, &sd);
+  bool ok = wait_done(1, 1, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 1, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_imm == 0xdeadbeefu &&
+            (rc.done_flags & HOSTIF_F_IMMEDIATE) && rc.done_len == 100,
+        "immediate: status %u imm %x flags %x", rc.status, rc.done_imm, rc.done_flags);
+}
+
+static void t_rdma(void) {
+  hfree_all();
+  uint32_t n = 200000;
+  uint64_t src = halloc(0, n), dst = halloc(1, n + 16);
+  fill(hptr(src), n, 4);
+  memset(hptr(dst), 0, n + 16);
+  uint32_t r0 = rh_done(R.w[1], 1, false), s0 = rh_done(R.w[0], 1, true);
+  struct hostif_desc sd = desc_split(HOSTIF_OP_RDMA_WRITE, src, n, 3);
+  sd.rdma_addr = dst + 8;
+  sd.rdma_ptag = PTAG;
+  rh_post(R.w[0], 1, true, &sd);
+  bool ok = wait_done(0, 1, true, s0 + 1) && run(NULL, NULL);
+  struct hostif_desc sc = rh_slot(R.w[0], 1, true, s0);
+  CHECK(ok && sc.status == HOSTIF_ST_DONE && memcmp(hptr(src), hptr(dst + 8), n) == 0 &&
+            hptr(dst)[0] == 0 && hptr(dst)[n + 8] == 0,
+        "RDMA write: status %u, data %s", sc.status,
+        memcmp(hptr(src), hptr(dst + 8), n) ? "differs" : "ok");
+  CHECK(rh_done(R.w[1], 1, false) == r0, "RDMA write consumed a receive descriptor");
+  /* With immediate data: one receive descriptor is consumed, carrying imm. */
+  uint64_t rbuf = halloc(1, 16);
+  struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, rbuf, 16, 1);
+  rh_post(R.w[1], 1, false, &rd);
+  sd.flags = HOSTIF_F_IMMEDIATE;
+  sd.imm = 77;
+  sd.rdma_addr = dst;
+  rh_post(R.w[0], 1, true, &sd);
+  ok = wait_done(1, 1, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 1, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_imm == 77 &&
+            (rc.done_flags & HOSTIF_F_IMMEDIATE) && memcmp(hptr(src), hptr(dst), n) == 0,
+        "RDMA write with immediate: status %u imm %u", rc.status, rc.done_imm);
+  /* To memory the peer never registered (or with another tag): dropped, nothing written. */
+  int prot = counters_drop(1, "protection");
+  uint8_t *outside = R.mem[1].base + MEMLEN - 4096;
+  memset(outside, 0x5a, 64);
+  sd.flags = 0;
+  sd.rdma_addr = (uint64_t)(uintptr_t)outside;
+  desc_split(HOSTIF_OP_RDMA_WRITE, src, 64, 1);
+  struct hostif_desc s2 = desc_split(HOSTIF_OP_RDMA_WRITE, src, 64, 1);
+  s2.rdma_addr = (uint64_t)(uintptr_t)outside;
+  s2.rdma_ptag = PTAG;
+  rh_post(R.w[0], 1, true, &s2);
+  s2.rdma_addr = (uint64_t)(uintptr_t)R.mem[1].base; /* registered with PTAG + 1 */
+  rh_post(R.w[0], 1, true, &s2);
+  run(NULL, NULL);
+  bool untouched = true;
+  for (int i = 0; i < 64; i++) untouched &= outside[i] == 0x5a;
+  CHECK(untouched && counters_drop(1, "protection") == prot + 2,
+        "RDMA write outside registered memory: untouched %d, protection drops %d", untouched,
+        counters_drop(1, "protection") - prot);
+}
+
+static void t_protection(void) {
+  hfree_all();
+  uint64_t src = halloc(0, 256), dst = halloc(1, 256);
+  fill(hptr(src), 256, 2);
+  memset(hptr(dst), 0x33, 256);
+  uint32_t r0 = rh_done(R.w[1], 1, false), s0 = rh_done(R.w[0], 1, true);
+  /* Send descriptors: outside registered memory, wrong tag on a good region, a segment
+   * straddling the end of the region, a region registered with another tag. */
+  uint64_t outside = (uint64_t)(uintptr_t)(R.mem[0].base + MEMLEN - 4096);
+  uint64_t edge = R.base[0] + MEMLEN - (2u << 20) - 10;
+  struct hostif_desc d[4];
+  d[0] = desc_split(HOSTIF_OP_SEND, outside, 100, 1);
+  d[1] = desc_split(HOSTIF_OP_SEND, src, 100, 2);
+  d[1].seg[1].ptag = PTAG + 7;
+  d[2] = desc_split(HOSTIF_OP_SEND, edge, 100, 1);
+  d[3] = desc_split(HOSTIF_OP_SEND, (uint64_t)(uintptr_t)R.mem[0].base, 100, 1);
+  for (int i = 0; i < 4; i++) rh_post(R.w[0], 1, true, &d[i]);
+  bool ok = wait_done(0, 1, true, s0 + 4) && run(NULL, NULL);
+  int bad = 0;
+  for (int i = 0; i < 4; i++)
+    if (rh_slot(R.w[0], 1, true, s0 + i).status != HOSTIF_ST_PROTECTION) bad++;
+  CHECK(ok && bad == 0, "bad send descriptors: %d without a protection error", bad);
+  CHECK(rh_done(R.w[1], 1, false) == r0 && R.fw[0].tx_head == R.fw[0].tx_done,
+        "a rejected send reached the wire");
+  /* A receive descriptor outside registered memory: completes with a protection error when a
+   * message arrives, and the memory is untouched. */
+  uint8_t *rx_out = R.mem[1].base + MEMLEN - 8192;
+  memset(rx_out, 0x77, 256);
+  struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, (uint64_t)(uintptr_t)rx_out, 256, 1);
+  rh_post(R.w[1], 1, false, &rd);
+  struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src, 100, 1);
+  rh_post(R.w[0], 1, true, &sd);
+  ok = wait_done(1, 1, false, r0 + 1);
+  bool untouched = true;
+  for (int i = 0; i < 256; i++) untouched &= rx_out[i] == 0x77;
+  CHECK(ok && rh_slot(R.w[1], 1, false, r0).status == HOSTIF_ST_PROTECTION && untouched,
+        "bad receive descriptor: status %u untouched %d", rh_slot(R.w[1], 1, false, r0).status,
+        untouched);
+  /* Receive buffer too small: LENGTH, nothing written. */
+  struct hostif_desc small = desc_split(HOSTIF_OP_RECV, dst, 50, 1);
+  rh_post(R.w[1], 1, false, &small);
+  rh_post(R.w[0], 1, true, &sd);
+  ok = wait_done(1, 1, false, r0 + 2);
+  CHECK(ok && rh_slot(R.w[1], 1, false, r0 + 1).status == HOSTIF_ST_LENGTH && hptr(dst)[0] == 0x33,
+        "short receive buffer: status %u", rh_slot(R.w[1], 1, false, r0 + 1).status);
+}
+
+static void t_format(void) {
+  hfree_all();
+  uint64_t src = halloc(0, 256);
+  uint32_t s0 = rh_done(R.w[0], 1, true);
+  struct hostif_desc d[4];
+  d[0] = desc_split(HOSTIF_OP_RECV, src, 10, 1);     /* a receive on the send queue */
+  d[1] = desc_split(HOSTIF_OP_SEND, src, 10, 1);
+  d[1].nseg = HOSTIF_MAXSEG + 1;
+  d[2] = desc_split(HOSTIF_OP_SEND, src, 10, 1);
+  d[2].length = 11;                                   /* disagrees with the segments */
+  d[3] = desc_split(HOSTIF_OP_SEND, src, 10, 1);
+  d[3].op = 99;
+  for (int i = 0; i < 4; i++) rh_post(R.w[0], 1, true, &d[i]);
+  bool ok = wait_done(0, 1, true, s0 + 4);
+  int bad = 0;
+  for (int i = 0; i < 4; i++)
+    if (rh_slot(R.w[0], 1, true, s0 + i).status != HOSTIF_ST_FORMAT) bad++;
+  CHECK(ok && bad == 0, "malformed descriptors: %d without a format error", bad);
+}
+
+static void t_no_desc_and_disconnected(void) {
+  hfree_all();
+  uint64_t src = halloc(0, 64);
+  int before = counters_drop(1, "no_desc");
+  uint32_t s0 = rh_done(R.w[0], 4, true);
+  struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src, 64, 1);
+  rh_post(R.w[0], 4, true, &sd);
+  bool ok = wait_done(0, 4, true, s0 + 1) && run(NULL, NULL);
+  CHECK(ok && counters_drop(1, "no_desc") == before + 1 &&
+            rh_slot(R.w[0], 4, true, s0).status == HOSTIF_ST_DONE,
+        "unreliable send without a receive descriptor: drops %d",
+        counters_drop(1, "no_desc") - before);
+  /* A VI that is not connected. */
+  rh_vi_create(R.w[0], 6, PTAG, HOSTIF_UNRELIABLE);
+  rh_post(R.w[0], 6, true, &sd);
+  ok = wait_done(0, 6, true, 1);
+  CHECK(ok && rh_slot(R.w[0], 6, true, 0).status == HOSTIF_ST_DISCONNECTED,
+        "send on an unconnected VI: status %u", rh_slot(R.w[0], 6, true, 0).status);
+}
+
+/* A link frame from node 0 to node 1 carrying bytes (EOM or not). */
+static void inject(const uint8_t *bytes, size_t n, bool eom) {
+  static uint8_t frame[HW_LINK_MAX_FRAME];
+  struct hw_link_hdr lh = {.dst = 1, .src = 0, .flags = eom ? HW_LINK_EOM : 0, .len = (uint32_t)n};
+  size_t fl = hw_link_encode(frame, sizeof frame, &lh, bytes);
+  memfab_inject(R.fab, 0, 1, frame, fl, R.now);
+}
+
+/* A firmware message: header + payload + trailer (optionally corrupted). */
+static size_t make_msg(uint8_t *out, unsigned dst_vi, const uint8_t *payload, uint32_t n,
+                       bool bad_sum) {
+  struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .flags = FW_WIRE_F_FIRST | FW_WIRE_F_LAST,
+                          .src_node = 0, .dst_node = 1, .src_vi = (uint16_t)dst_vi,
+                          .dst_vi = (uint16_t)dst_vi, .len = n, .msg_len = n};
+  fw_wire_encode(out, &h);
+  memcpy(out + FW_WIRE_HDR_LEN, payload, n);
+  uint16_t t = (uint16_t)~fw_csum(payload, n);
+  if (bad_sum) t ^= 0x0100;
+  uint8_t *tr = out + FW_WIRE_HDR_LEN + n;
+  tr[0] = (uint8_t)(t >> 8);
+  tr[1] = (uint8_t)t;
+  tr[2] = tr[3] = 0;
+  return FW_WIRE_HDR_LEN + n + FW_TRAILER;
+}
+
+static void t_malformed(void) {
+  hfree_all();
+  uint64_t dst = halloc(1, 4096);
+  memset(hptr(dst), 0x11, 4096);
+  uint32_t r0 = rh_done(R.w[1], 3, false);
+  struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, dst, 4096, 1);
+  rh_post(R.w[1], 3, false, &rd);
+  int mal = counters_drop(1, "malformed"), sum = counters_drop(1, "checksum");
+  int novi = counters_drop(1, "no_vi");
+  struct fabric_counters fc0;
+  fabric_counters(R.fab, 1, &fc0);
+  static uint8_t msg[8192], payload[2000];
+  fill(payload, sizeof payload, 5);
+  /* Not a frame at all (the fabric drops it), a frame too short for a header, a header with
+   * a bad version, a corrupted payload checksum, a message to a VI not connected to the
+   * sender, a header whose length disagrees, and a message that never ends. */
+  uint8_t junk[40];
+  memset(junk, 0xa5, sizeof junk);
+  memfab_inject(R.fab, 0, 1, junk, sizeof junk, R.now);
+  inject(junk, 10, true);
+  size_t n = make_msg(msg, 3, payload, 100, false);
+  msg[0] = 2;
+  inject(msg, n, true);
+  n = make_msg(msg, 3, payload, 1500, true);
+  inject(msg, n, true);
+  n = make_msg(msg, 9, payload, 100, false);
+  inject(msg, n, true);
+  n = make_msg(msg, 3, payload, 100, false);
+  inject(msg, n - 3, true);
+  n = make_msg(msg, 3, payload, 2000, false);
+  inject(msg, 1000, false);
+  run(NULL, NULL);
+  struct fabric_counters fc1;
+  fabric_counters(R.fab, 1, &fc1);
+  uint64_t fab_drops = 0;
+  for (int i = 0; i < FAB_DROP_N; i++) fab_drops += fc1.drops[i] - fc0.drops[i];
+  CHECK(fab_drops == 1, "fabric drops %llu", (unsigned long long)fab_drops);
+  CHECK(counters_drop(1, "malformed") == mal + 4, "malformed drops %d",
+        counters_drop(1, "malformed") - mal);
+  CHECK(counters_drop(1, "checksum") == sum + 1, "checksum drops %d",
+        counters_drop(1, "checksum") - sum);
+  CHECK(counters_drop(1, "no_vi") == novi + 1, "no-VI drops %d", counters_drop(1, "no_vi") - novi);
+  CHECK(rh_done(R.w[1], 3, false) == r0, "a malformed message completed a receive descriptor");
+  /* A well-formed injected message still goes through, into the same posted descriptor. */
+  n = make_msg(msg, 3, payload, 700, false);
+  inject(msg, n, true);
+  bool ok = wait_done(1, 3, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 3, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == 700 &&
+            memcmp(hptr(dst), payload, 700) == 0,
+        "good message after the bad ones: status %u len %u", rc.status, rc.done_len);
+}
+
+static void t_wire_codec(void) {
+  struct fw_wire_hdr h = {.type = FW_WIRE_RDMA_WRITE, .flags = FW_WIRE_F_IMM | FW_WIRE_F_LAST,
+                          .src_node = 3, .dst_node = 4, .src_vi = 5, .dst_vi = 6, .seq = 7,
+                          .len = 10, .imm = 0xabcdef01u, .msg_off = 90, .msg_len = 100,
+                          .rdma_handle = 42, .rdma_addr = 0x123456789abcull};
+  uint8_t buf[FW_WIRE_HDR_LEN + 10] = {0};
+  fw_wire_encode(buf, &h);
+  struct hw_wire_hdr hh;
+  bool ok = hw_wire_parse(buf, sizeof buf, &hh) == HW_WIRE_OK && hw_wire_verify(buf, 0) == HW_WIRE_OK &&
+            hh.type == h.type && hh.flags == h.flags && hh.imm == h.imm && hh.msg_off == 90 &&
+            hh.rdma_addr == h.rdma_addr && hh.rdma_handle == 42 && hh.dst_vi == 6;
+  struct fw_wire_hdr back;
+  ok = ok && fw_wire_decode(buf, &back) && back.rdma_addr == h.rdma_addr && back.seq == 7;
+  buf[20] ^= 1;
+  ok = ok && !fw_wire_decode(buf, &back);
+  CHECK(ok, "firmware header codec disagrees with hw/wire.c");
+}
+
+int main(void) {
+  t_wire_codec();
+  for (int fine = 1; fine >= 0; fine--) {
+    rig_up(fine);
+    t_sizes();
+    t_many();
+    t_immediate();
+    t_rdma();
+    t_protection();
+    t_format();
+    t_no_desc_and_disconnected();
+    t_malformed();
+    CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "firmware faults %u %u", R.fw[0].faults,
+          R.fw[1].faults);
+    printf("%s mode: events dispatched on NIC 1:", fine ? "fine" : "coarse");
+    for (int e = 0; e < datapath_NEVENTS; e++)
+      printf(" %s=%u", datapath_event_name(e), R.fw[1].dp.dispatched[e]);
+    printf("\n");
+    rig_down();
+  }
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
