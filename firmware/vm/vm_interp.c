@@ -14,43 +14,125 @@ struct cpu {
   uint32_t pc, sp;
 };
 
+/*@ predicate cpu_ok{L}(struct cpu *c) =
+      \valid(c) && vm_prog_ok(c->p) && vm_msg_ok(c->m, c->p) && \valid_read(c->s) &&
+      c->sp <= c->p->stack_words && \separated(c, c->p) && \separated(c, c->m) &&
+      \separated(c, c->s) &&
+      \separated(c, c->p->data + (0 .. c->p->data_words - 1),
+                 c->p->stack + (0 .. c->p->stack_words - 1), c->p->code + (0 .. c->p->code_size - 1));
+
+    // The instruction at pc is whole: its operands lie within the code.
+    predicate insn_ok{L}(struct cpu *c) =
+      c->pc < c->p->code_size &&
+      (vm_op_word(c->p->code[c->pc]) ==> c->pc + 4 < c->p->code_size) &&
+      (vm_op_var(c->p->code[c->pc]) ==> c->pc + 8 < c->p->code_size);
+
+    logic integer nwords(integer bytes) = (bytes + 3) / 4;
+*/
+
+/* VM arithmetic wraps (FORMAT.md). Unsigned wrap-around is defined C, but the proofs run with
+ * -warn-unsigned-overflow, which reports it: these are the intended wraps, trusted by
+ * proofs/modules.conf. */
+/*@ assigns \nothing; */
+static uint32_t wrap_add(uint32_t a, uint32_t b) { return a + b; }
+/*@ assigns \nothing; */
+static uint32_t wrap_sub(uint32_t a, uint32_t b) { return a - b; }
+/*@ assigns \nothing; */
+static uint32_t wrap_mul(uint32_t a, uint32_t b) { return a * b; }
+
+/* The embedder's services are called through pointers, which WP cannot check (Frama-C 25 has
+ * no \valid_function); the byte view of data words is outside WP's typed memory model. These
+ * wrappers state what the VM assumes of a service: it reads or writes only the data words it is
+ * given and no other VM memory. Trusted by proofs/modules.conf. */
+/*@ requires \valid_read(s) && \valid_read(data + (0 .. nwords(len) - 1));
+    assigns \nothing; */
+static int svc_send(const struct vm_services *s, const int32_t *data, uint32_t len,
+                    uint32_t trig, uint32_t prog, uint32_t hi, uint32_t lo) {
+  uint64_t addr = (uint64_t)hi << 32 | lo;
+  return s->send(s->ctx, (const uint8_t *)(const void *)data, len, trig, prog, addr);
+}
+/*@ requires \valid_read(s) && \valid(data + (0 .. nwords(len) - 1));
+    assigns data[0 .. nwords(len) - 1]; */
+static int svc_dma(const struct vm_services *s, bool get, int32_t *data, uint32_t len,
+                   uint32_t seg, uint32_t off) {
+  uint8_t *b = (uint8_t *)(void *)data;
+  return get ? s->get(s->ctx, b, len, seg, off) : s->deliver(s->ctx, b, len, seg, off);
+}
+/*@ requires \valid_read(s);
+    assigns \nothing; */
+static uint32_t svc_clock(const struct vm_services *s) { return s->clock(s->ctx); }
+/*@ requires \valid_read(s);
+    assigns \nothing; */
+static void svc_display(const struct vm_services *s, int32_t v) { s->display(s->ctx, v); }
+/*@ requires \valid_read(s);
+    assigns \nothing; */
+static void svc_await(const struct vm_services *s) { s->await(s->ctx); }
+/*@ requires \valid(data + (0 .. nwords(len) - 1)) && \valid_read(src + (0 .. len - 1));
+    assigns data[0 .. nwords(len) - 1]; */
+static void copy_in(int32_t *data, const uint8_t *src, uint32_t len) {
+  uint8_t *d = (uint8_t *)(void *)data;
+  for (uint32_t i = 0; i < len; i++) d[i] = src[i];
+}
+
+/*@ requires cpu_ok(c);
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1];
+    ensures cpu_ok(c); */
 static bool push(struct cpu *c, int32_t v) {
   if (c->sp >= c->p->stack_words) return false;
   c->p->stack[c->sp++] = v;
   return true;
 }
 
+/*@ requires cpu_ok(c) && \valid(v) && \separated(v, c, c->p);
+    assigns c->sp, *v;
+    ensures cpu_ok(c); */
 static bool pop(struct cpu *c, int32_t *v) {
   if (c->sp == 0) return false;
   *v = c->p->stack[--c->sp];
   return true;
 }
 
+/*@ requires cpu_ok(c) && \valid(v + (0 .. n - 1)) && \separated(v + (0 .. n - 1), c, c->p);
+    assigns c->sp, v[0 .. n - 1];
+    ensures cpu_ok(c); */
 static bool pop_n(struct cpu *c, int32_t *v, uint32_t n) {
+  /*@ loop invariant 0 <= i <= n && cpu_ok(c);
+      loop assigns i, c->sp, v[0 .. n - 1];
+      loop variant i; */
   for (uint32_t i = n; i > 0; i--)
     if (!pop(c, &v[i - 1])) return false;
   return true;
 }
 
 /* Operand word k (0 or 1) of the instruction at pc; the caller checked that it fits. */
+/*@ requires cpu_ok(c) && k <= 1 && c->pc + 4 * k + 4 < c->p->code_size;
+    assigns \nothing; */
 static uint32_t operand(const struct cpu *c, uint32_t k) {
   return vm_rd32(c->p->code + c->pc + 1u + 4u * k);
 }
 
 /* Byte range of variable (base, count) starting at element idx, len bytes long. */
-static uint8_t *var_range(const struct cpu *c, int32_t idx, int32_t len) {
+/*@ requires cpu_ok(c) && c->pc + 8 < c->p->code_size;
+    assigns \nothing;
+    ensures \result != \null ==>
+      \valid(\result) && \valid(\result + (0 .. nwords((uint32_t)len) - 1)) &&
+      \subset(\result + (0 .. nwords((uint32_t)len) - 1), c->p->data + (0 .. c->p->data_words - 1)) &&
+      \subset(\result, c->p->data + (0 .. c->p->data_words - 1)); */
+static int32_t *var_range(const struct cpu *c, int32_t idx, int32_t len) {
   uint32_t base = operand(c, 0), count = operand(c, 1), i = (uint32_t)idx, n = (uint32_t)len;
   if (base >= c->p->data_words || count > c->p->data_words - base) return NULL;
   if (i >= count || n > (count - i) * 4u) return NULL;
-  return (uint8_t *)(void *)(c->p->data + base + i);
+  return c->p->data + base + i;
 }
 
+/*@ requires \valid(divzero);
+    assigns *divzero; */
 static int32_t arith(uint8_t op, int32_t a, int32_t b, bool *divzero) {
   uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
   switch (op) {
-  case VM_OP_ADD: return (int32_t)(ua + ub);
-  case VM_OP_SUB: return (int32_t)(ua - ub);
-  case VM_OP_MUL: return (int32_t)(ua * ub);
+  case VM_OP_ADD: return (int32_t)wrap_add(ua, ub);
+  case VM_OP_SUB: return (int32_t)wrap_sub(ua, ub);
+  case VM_OP_MUL: return (int32_t)wrap_mul(ua, ub);
   case VM_OP_AND: return a != 0 && b != 0;
   case VM_OP_OR: return a != 0 || b != 0;
   case VM_OP_EQ: return a == b;
@@ -65,10 +147,13 @@ static int32_t arith(uint8_t op, int32_t a, int32_t b, bool *divzero) {
     *divzero = true;
     return 0;
   }
-  if (b == -1) return op == VM_OP_DIV ? (int32_t)(0u - ua) : 0; /* INT32_MIN / -1 wraps */
+  if (b == -1) return op == VM_OP_DIV ? (int32_t)wrap_sub(0u, ua) : 0; /* INT32_MIN / -1 wraps */
   return op == VM_OP_DIV ? a / b : a % b;
 }
 
+/*@ requires cpu_ok(c);
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1];
+    ensures cpu_ok(c); */
 static int binary(struct cpu *c, uint8_t op) {
   int32_t v[2];
   bool divzero = false;
@@ -78,15 +163,22 @@ static int binary(struct cpu *c, uint8_t op) {
   return push(c, x) ? CONT : VM_R_FAULT_INTERNAL;
 }
 
+/*@ requires cpu_ok(c);
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1];
+    ensures cpu_ok(c); */
 static int unary(struct cpu *c, uint8_t op) {
   int32_t a;
   if (!pop(c, &a)) return VM_R_FAULT_INTERNAL;
-  if (op == VM_OP_NEG) a = (int32_t)(0u - (uint32_t)a);
+  if (op == VM_OP_NEG) a = (int32_t)wrap_sub(0u, (uint32_t)a);
   else if (op == VM_OP_NOT) a = a == 0;
   else if (!push(c, a)) return VM_R_FAULT_INTERNAL; /* DUP */
   return push(c, a) ? CONT : VM_R_FAULT_INTERNAL;
 }
 
+/*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op;
+    requires op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_LOADX || op == VM_OP_STOREX;
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1], c->p->data[0 .. c->p->data_words - 1];
+    ensures cpu_ok(c); */
 static int memop(struct cpu *c, uint8_t op) {
   int32_t v[2];
   uint32_t k = operand(c, 0);
@@ -100,13 +192,18 @@ static int memop(struct cpu *c, uint8_t op) {
     return CONT;
   }
   if (!pop_n(c, v, op == VM_OP_LOADX ? 1u : 2u)) return VM_R_FAULT_INTERNAL;
-  int32_t *cell = (int32_t *)(void *)var_range(c, v[0], 4);
+  int32_t *cell = var_range(c, v[0], 4);
   if (cell == NULL) return VM_R_FAULT_BOUNDS;
   if (op == VM_OP_STOREX) *cell = v[1];
   else if (!push(c, *cell)) return VM_R_FAULT_INTERNAL;
   return CONT;
 }
 
+/*@ requires cpu_ok(c) && insn_ok(c) && vm_op_jump(c->p->code[c->pc]) && \valid(next);
+    requires \separated(next, c, c->p, c->m, c->p->stack + (0 .. c->p->stack_words - 1));
+    requires *next <= c->p->code_size;
+    assigns c->sp, *next;
+    ensures cpu_ok(c); */
 static int jump(struct cpu *c, uint8_t op, uint32_t *next) {
   int32_t cond = 0;
   if (op != VM_OP_JMP && !pop(c, &cond)) return VM_R_FAULT_INTERNAL;
@@ -118,45 +215,50 @@ static int jump(struct cpu *c, uint8_t op, uint32_t *next) {
   return CONT;
 }
 
+/*@ requires cpu_ok(c) && c->pc + 8 < c->p->code_size;
+    assigns c->sp;
+    ensures cpu_ok(c); */
 static int do_send(struct cpu *c) {
   int32_t v[6]; /* idx, len, trigger, program, addr_hi, addr_lo */
   if (!pop_n(c, v, 6)) return VM_R_FAULT_INTERNAL;
-  const uint8_t *d = var_range(c, v[0], v[1]);
+  const int32_t *d = var_range(c, v[0], v[1]);
   if (d == NULL) return VM_R_FAULT_BOUNDS;
   if (c->s->send == NULL) return VM_R_FAULT_SERVICE;
-  uint64_t addr = (uint64_t)(uint32_t)v[4] << 32 | (uint32_t)v[5];
-  return c->s->send(c->s->ctx, d, (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], addr) == 0
+  return svc_send(c->s, d, (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4],
+                  (uint32_t)v[5]) == 0
              ? CONT
              : VM_R_FAULT_SERVICE;
 }
 
+/*@ requires cpu_ok(c) && c->pc + 8 < c->p->code_size;
+    assigns c->sp, c->p->data[0 .. c->p->data_words - 1];
+    ensures cpu_ok(c); */
 static int do_dma(struct cpu *c, uint8_t op) {
   int32_t v[4]; /* idx, host offset, segment, len */
   if (!pop_n(c, v, 4)) return VM_R_FAULT_INTERNAL;
-  uint8_t *d = var_range(c, v[0], v[3]);
+  int32_t *d = var_range(c, v[0], v[3]);
   if (d == NULL) return VM_R_FAULT_BOUNDS;
   uint32_t len = (uint32_t)v[3], seg = (uint32_t)v[2], off = (uint32_t)v[1];
-  int rc;
-  if (op == VM_OP_DELIVER) {
-    if (c->s->deliver == NULL) return VM_R_FAULT_SERVICE;
-    rc = c->s->deliver(c->s->ctx, d, len, seg, off);
-  } else {
-    if (c->s->get == NULL) return VM_R_FAULT_SERVICE;
-    rc = c->s->get(c->s->ctx, d, len, seg, off);
-  }
-  return rc == 0 ? CONT : VM_R_FAULT_SERVICE;
+  if (op == VM_OP_DELIVER ? c->s->deliver == NULL : c->s->get == NULL) return VM_R_FAULT_SERVICE;
+  return svc_dma(c->s, op != VM_OP_DELIVER, d, len, seg, off) == 0 ? CONT : VM_R_FAULT_SERVICE;
 }
 
+/*@ requires cpu_ok(c) && c->pc + 8 < c->p->code_size;
+    assigns c->sp, c->p->data[0 .. c->p->data_words - 1];
+    ensures cpu_ok(c); */
 static int do_recv(struct cpu *c) {
   int32_t v[3]; /* idx, message offset, len */
   if (!pop_n(c, v, 3)) return VM_R_FAULT_INTERNAL;
-  uint8_t *d = var_range(c, v[0], v[2]);
+  int32_t *d = var_range(c, v[0], v[2]);
   uint32_t off = (uint32_t)v[1], len = (uint32_t)v[2];
   if (d == NULL || off > c->m->len || len > c->m->len - off) return VM_R_FAULT_BOUNDS;
-  for (uint32_t i = 0; i < len; i++) d[i] = c->m->payload[off + i];
+  copy_in(d, c->m->payload + off, len);
   return CONT;
 }
 
+/*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op;
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1], c->p->data[0 .. c->p->data_words - 1];
+    ensures cpu_ok(c); */
 static int do_service(struct cpu *c, uint8_t op) {
   int32_t v;
   switch (op) {
@@ -167,20 +269,27 @@ static int do_service(struct cpu *c, uint8_t op) {
   case VM_OP_MSGLEN: return push(c, (int32_t)c->m->len) ? CONT : VM_R_FAULT_INTERNAL;
   case VM_OP_CLOCK:
     if (c->s->clock == NULL) return VM_R_FAULT_SERVICE;
-    return push(c, (int32_t)c->s->clock(c->s->ctx)) ? CONT : VM_R_FAULT_INTERNAL;
+    return push(c, (int32_t)svc_clock(c->s)) ? CONT : VM_R_FAULT_INTERNAL;
   case VM_OP_DISPLAY:
     if (!pop(c, &v)) return VM_R_FAULT_INTERNAL;
     if (c->s->display == NULL) return VM_R_FAULT_SERVICE;
-    c->s->display(c->s->ctx, v);
+    svc_display(c->s, v);
     return CONT;
   case VM_OP_AWAIT:
-    if (c->s->await != NULL) c->s->await(c->s->ctx);
+    if (c->s->await != NULL) svc_await(c->s);
     return VM_R_AWAIT;
   case VM_OP_STOP: return VM_R_STOP;
   default: return VM_R_FAULT_INTERNAL;
   }
 }
 
+/*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op && \valid(next);
+    requires \separated(next, c, c->p, c->m, c->p->stack + (0 .. c->p->stack_words - 1),
+                        c->p->data + (0 .. c->p->data_words - 1));
+    requires *next <= c->p->code_size;
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1], c->p->data[0 .. c->p->data_words - 1],
+            *next;
+    ensures cpu_ok(c); */
 static int execute(struct cpu *c, uint8_t op, uint32_t *next) {
   switch (op) {
   case VM_OP_NOP: return CONT;
@@ -206,8 +315,10 @@ static int execute(struct cpu *c, uint8_t op, uint32_t *next) {
   return do_service(c, op);
 }
 
+/*@ requires \valid(p);
+    assigns p->aborts, p->state; */
 static enum vm_result abort_activation(struct vm_program *p, enum vm_result r) {
-  p->aborts++;
+  p->aborts = wrap_add(p->aborts, 1u);
   p->state = VM_PS_WAITING;
   return r;
 }
@@ -216,6 +327,11 @@ enum vm_result vm_exec(struct vm_program *p, uint32_t pc, const struct vm_servic
                        const struct vm_msg *m, uint32_t budget) {
   struct cpu c = {p, s, m, pc, 0};
   p->last_steps = 0;
+  /*@ loop invariant cpu_ok(&c) && c.p == p && c.s == s && c.m == m;
+      loop invariant p->last_steps <= budget;
+      loop assigns c.pc, c.sp, p->last_steps, p->state, p->data[0 .. p->data_words - 1],
+                   p->stack[0 .. p->stack_words - 1];
+      loop variant budget - p->last_steps; */
   while (p->last_steps < budget) {
     if (c.pc >= p->code_size) return abort_activation(p, VM_R_FAULT_INTERNAL);
     uint8_t op = p->code[c.pc];
@@ -236,14 +352,24 @@ enum vm_result vm_exec(struct vm_program *p, uint32_t pc, const struct vm_servic
 
 static const struct vm_msg no_msg = {NULL, 0};
 
+/*@ requires vm_prog_ok(p) && \valid_read(s);
+    requires \separated(&no_msg, p, p->data + (0 .. p->data_words - 1),
+                        p->stack + (0 .. p->stack_words - 1));
+    assigns p->data[0 .. p->data_words - 1], p->stack[0 .. p->stack_words - 1],
+            p->last_steps, p->aborts, p->state; */
 enum vm_result vm_start(struct vm_program *p, const struct vm_services *s, uint32_t budget) {
   if (p->state != VM_PS_LOADED) return VM_R_NOT_READY;
   return vm_exec(p, p->init_off, s, &no_msg, budget);
 }
 
 /* Binary search of the ascending trigger table. */
+/*@ requires vm_prog_ok((struct vm_program *)p) && \valid(off) && \separated(off, p);
+    assigns *off; */
 static bool find_trigger(const struct vm_program *p, uint32_t trigger, uint32_t *off) {
   uint32_t lo = 0, hi = p->ntrig;
+  /*@ loop invariant 0 <= lo <= hi <= p->ntrig;
+      loop assigns lo, hi;
+      loop variant hi - lo; */
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2u;
     uint32_t t = p->trig[2u * mid];
@@ -257,6 +383,11 @@ static bool find_trigger(const struct vm_program *p, uint32_t trigger, uint32_t 
   return false;
 }
 
+/*@ requires vm_prog_ok(p) && \valid_read(s) && (m == \null || vm_msg_ok(m, p));
+    requires \separated(&no_msg, p, p->data + (0 .. p->data_words - 1),
+                        p->stack + (0 .. p->stack_words - 1));
+    assigns p->data[0 .. p->data_words - 1], p->stack[0 .. p->stack_words - 1],
+            p->last_steps, p->aborts, p->state; */
 enum vm_result vm_dispatch(struct vm_program *p, uint32_t trigger, const struct vm_msg *m,
                            const struct vm_services *s, uint32_t budget) {
   uint32_t off;

@@ -47,4 +47,16 @@ enum vm_op {
 #undef VM_OP_ENUM
 };
 
+/* The opcode table as ACSL logic, for the proofs (proofs/README.md). */
+#define VM_ACSL_VALID(n, c, o, p, q) op == c ||
+/*@ predicate vm_op_valid(integer op) = VM_OP_TABLE(VM_ACSL_VALID) \false;
+    predicate vm_op_jump(integer op) = op == VM_OP_JMP || op == VM_OP_JZ || op == VM_OP_JNZ;
+    // Opcodes with one 32-bit operand, and those with a (base, count) variable operand.
+    predicate vm_op_word(integer op) =
+      op == VM_OP_PUSH || op == VM_OP_LOAD || op == VM_OP_STORE || vm_op_jump(op);
+    predicate vm_op_var(integer op) =
+      op == VM_OP_LOADX || op == VM_OP_STOREX || op == VM_OP_SEND || op == VM_OP_DELIVER ||
+      op == VM_OP_GET || op == VM_OP_RECV;
+*/
+
 #endif
