@@ -16,8 +16,9 @@ mkdir -p "$logdir"
 total_pass=0; total_fail=0; failed_cmds=()
 
 for t in "$@"; do
-  name=$(basename "$t")
-  log="$logdir/$name.log"
+  # Suites in different directories may share a file name: name them by path.
+  name=${t#build/}; name=${name#san/}
+  log="$logdir/$(tr '/' '_' <<<"$name").log"
   start=$(date +%s.%N)
   # Each test gets a time limit: a hang is a failure, never a stuck CI.
   timeout --kill-after=10 "${TEST_TIMEOUT:-1800}" "$t" >"$log" 2>&1
@@ -37,11 +38,11 @@ for t in "$@"; do
   fi
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
   if [[ $f -gt 0 ]]; then
-    printf 'FAIL  %-40s %3d passed, %3d failed  (%ss, exit %d)\n' "$name" "$p" "$f" "$secs" "$rc"
+    printf 'FAIL  %-44s %3d passed, %3d failed  (%ss, exit %d)\n' "$name" "$p" "$f" "$secs" "$rc"
     failed_cmds+=("$t")
     sed 's/^/    | /' "$log" | tail -n 40
   else
-    printf 'ok    %-40s %3d passed  (%ss)\n' "$name" "$p" "$secs"
+    printf 'ok    %-44s %3d passed  (%ss)\n' "$name" "$p" "$secs"
   fi
 done
 
