@@ -35,6 +35,7 @@ struct req {
   bool used, taken;
   int id;
   int from;                /* requesting client */
+  int taker;               /* the waiting client it was offered to, while taken */
   unsigned node, vi, rnode;
   char rdisc[68], mydisc[68];
 };
@@ -71,9 +72,20 @@ static bool disc_ok(const char *s) {
 
 static void offer(int c, struct req *r) {
   r->taken = true;
+  r->taker = c;
   cli[c].waiting = false;
   reply(c, "OK REQUEST %d %u %u %s %u", r->id, r->node, r->vi, r->mydisc,
         vitab_vi(D, r->node, r->vi)->reliability);
+}
+
+/* Offers an untaken request to a client waiting for it, if there is one. */
+static void reoffer(struct req *r) {
+  for (int k = 0; k < MAXCLI; k++)
+    if (cli[k].fd >= 0 && cli[k].waiting && cli[k].wnode == r->rnode &&
+        !strcmp(cli[k].wdisc, r->rdisc)) {
+      offer(k, r);
+      return;
+    }
 }
 
 static struct req *find_req(int id) {
@@ -138,11 +150,7 @@ static void handle_line(int c, char *line) {
     *r = (struct req){.used = true, .id = next_id++, .from = c, .node = ua, .vi = ub, .rnode = rnode};
     snprintf(r->rdisc, sizeof r->rdisc, "%s", f);
     snprintf(r->mydisc, sizeof r->mydisc, "%s", g);
-    for (int k = 0; k < MAXCLI; k++)
-      if (cli[k].fd >= 0 && cli[k].waiting && cli[k].wnode == rnode && !strcmp(cli[k].wdisc, f)) {
-        offer(k, r);
-        return;
-      }
+    reoffer(r);
   } else if (!strcmp(verb, "ACCEPT") && n == 4) {
     struct req *r = find_req((int)strtol(a, NULL, 10));
     unsigned vi = (unsigned)strtoul(e, NULL, 10);
@@ -170,12 +178,23 @@ static void handle_line(int c, char *line) {
   }
 }
 
+/* A client went away: its own requests die; a request it was offered but had not yet accepted
+ * or rejected (its VipConnectWait timed out at that moment) goes back to waiting, so the
+ * requester is answered by someone else or by its own timeout, never left hanging. */
 static void drop_client(int c) {
   close(cli[c].fd);
   cli[c].fd = -1;
   cli[c].waiting = false;
-  for (int i = 0; i < MAXREQ; i++)
-    if (reqs[i].used && reqs[i].from == c) reqs[i].used = false;
+  for (int i = 0; i < MAXREQ; i++) {
+    if (!reqs[i].used)
+      continue;
+    if (reqs[i].from == c) {
+      reqs[i].used = false;
+    } else if (reqs[i].taken && reqs[i].taker == c) {
+      reqs[i].taken = false;
+      reoffer(&reqs[i]);
+    }
+  }
 }
 
 static void client_input(int c) {
