@@ -248,6 +248,7 @@ static void *cm_main(void *arg) {
     uint64_t now = hw_mono_ns();
     if (now - last_reap > 100000000ull) {
       vitab_reap(D);
+      segs_reap();
       last_reap = now;
     }
   }

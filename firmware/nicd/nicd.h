@@ -46,6 +46,9 @@ void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi);
 /* VIs whose owner process is gone: FREE, and their peers ERROR. */
 void vitab_reap(struct nicd *d);
 
+/* segreap.c: unlink host memory segments of processes that died. */
+void segs_reap(void);
+
 /* hosts.c */
 int hosts_write_default(const char *path, unsigned nnics);
 int hosts_resolve(const char *path, const char *name);

@@ -1,0 +1,97 @@
+/* Memory registration: a registration is one region of the window's region table per shared
+ * segment its pages span (normally one), all with the caller's protection tag. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "futex.h"
+#include "nic_internal.h"
+
+uint32_t lnic_ptag_new(void) {
+  static _Atomic uint32_t ctr;
+  uint32_t zero = 0;
+  atomic_compare_exchange_strong(&ctr, &zero, (uint32_t)hw_mono_ns() & 0xfff);
+  uint32_t c = atomic_fetch_add(&ctr, 1) & 0xfff;
+  uint32_t t = (((uint32_t)getpid() & 0xfff) << 12) | c;
+  return t ? t : 1;
+}
+
+int lnic_mem_register(struct lnic_dev *d, void *addr, size_t len, uint32_t ptag) {
+  if (!d || !addr || len == 0 || ptag == 0) return -EINVAL;
+  uintptr_t a = (uintptr_t)addr;
+  if (a + len < a) return -EINVAL;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t pstart = a & ~(page - 1), pend = (a + len + page - 1) & ~(page - 1);
+  lnic_lock(d);
+  int id = -1;
+  for (int i = 0; i < NIC_MAX_MR; i++)
+    if (!d->mr[i].used) {
+      id = i;
+      break;
+    }
+  if (id < 0) {
+    lnic_unlock(d);
+    return -ENOSPC;
+  }
+  struct lnic_mr *m = &d->mr[id];
+  memset(m, 0, sizeof *m);
+  int n = lnic_seg_cover(pstart, pend - pstart, m->seg, NIC_MR_PIECES);
+  if (n < 0) {
+    lnic_unlock(d);
+    return n == -E2BIG ? -ENOSPC : n;
+  }
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    uintptr_t lo = (uintptr_t)m->seg[i]->hm.base, hi = lo + m->seg[i]->hm.len;
+    if (lo < a) lo = a;
+    if (hi > a + len) hi = a + len;
+    int r = lnic_seg_region(&d->win, m->seg[i], lo, hi - lo, ptag);
+    if (r < 0) {
+      rc = r;
+      for (int j = 0; j < i; j++) hwin_region_remove(&d->win, m->region[j]);
+      for (int j = 0; j < n; j++) lnic_seg_put(m->seg[j]);
+      break;
+    }
+    m->region[i] = r;
+  }
+  if (rc == 0) {
+    m->used = true;
+    m->ptag = ptag;
+    m->addr = a;
+    m->len = len;
+    m->npieces = (unsigned)n;
+  }
+  lnic_unlock(d);
+  return rc ? rc : id;
+}
+
+int lnic_mem_deregister(struct lnic_dev *d, int id) {
+  if (!d || id < 0 || id >= NIC_MAX_MR) return -EINVAL;
+  lnic_lock(d);
+  struct lnic_mr *m = &d->mr[id];
+  if (!m->used) {
+    lnic_unlock(d);
+    return -ENOENT;
+  }
+  for (unsigned i = 0; i < m->npieces; i++) {
+    hwin_region_remove(&d->win, m->region[i]);
+    lnic_seg_put(m->seg[i]);
+  }
+  memset(m, 0, sizeof *m);
+  lnic_unlock(d);
+  return 0;
+}
+
+int lnic_mem_find(struct lnic_dev *d, const void *addr, size_t len, uint32_t ptag) {
+  uintptr_t a = (uintptr_t)addr;
+  for (int i = 0; i < NIC_MAX_MR; i++) {
+    const struct lnic_mr *m = &d->mr[i];
+    if (m->used && m->ptag == ptag && a >= m->addr && a - m->addr <= m->len &&
+        len <= m->len - (a - m->addr))
+      return i;
+  }
+  return -ENOENT;
+}

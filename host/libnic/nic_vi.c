@@ -1,0 +1,102 @@
+/* VIs: claiming an entry of the SRAM VI table (compare-and-swap on its owner word, so several
+ * host processes share a NIC; an entry whose owner died is taken back), and letting it go. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nic_internal.h"
+
+static bool pid_dead(uint32_t pid) {
+  return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* A new VI starts with zeroed rings (firmware/nicd/CONNECT.md). */
+static void wq_init(struct lnic_wq *q, uint32_t ring_addr, volatile struct hostif_ring *r) {
+  memset(q, 0, sizeof *q);
+  q->ring_addr = ring_addr;
+  r->prod = 0;
+  r->cons = 0;
+  r->done = 0;
+  for (unsigned i = 0; i < HOSTIF_RING; i++) r->slot[i].status = HOSTIF_ST_PENDING;
+}
+
+int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, struct lnic_vi **out) {
+  if (!d || !out || reliability > HOSTIF_RELIABLE_DELIVERY) return -EINVAL;
+  *out = NULL;
+  if (lnic_dead_check(d, true)) return -EPIPE;
+  struct lnic_vi *v = calloc(1, sizeof *v);
+  if (!v) return -ENOMEM;
+  uint32_t me = (uint32_t)getpid();
+  lnic_lock(d);
+  unsigned idx = 0;
+  for (unsigned i = 1; i < HOSTIF_NVI && !idx; i++) {
+    volatile struct hostif_vi *e = lnic_hostif_vi(d, i);
+    uint32_t owner = sram_ld32(&e->owner_pid);
+    uint32_t state = sram_ld32(&e->state);
+    if (owner == 0 && state == HOSTIF_VI_FREE) {
+      if (sram_cas32(&e->owner_pid, 0, me)) idx = i;
+    } else if (owner != me && pid_dead(owner)) {
+      if (sram_cas32(&e->owner_pid, owner, me)) idx = i;
+    }
+  }
+  if (!idx) {
+    lnic_unlock(d);
+    free(v);
+    return -ENOSPC;
+  }
+  volatile struct hostif_vi *e = lnic_hostif_vi(d, idx);
+  sram_st32(&e->state, HOSTIF_VI_FREE);   /* a reclaimed entry: the NIC stops using it */
+  e->reliability = reliability;
+  e->ptag = ptag;
+  e->remote_node = 0;
+  e->remote_vi = 0;
+  v->dev = d;
+  v->idx = idx;
+  v->ptag = ptag;
+  v->reliability = reliability;
+  wq_init(&v->q[NIC_SQ], HOSTIF_VI_ADDR(idx) + (uint32_t)offsetof(struct hostif_vi, sq), &e->sq);
+  wq_init(&v->q[NIC_RQ], HOSTIF_VI_ADDR(idx) + (uint32_t)offsetof(struct hostif_vi, rq), &e->rq);
+  /* Publish: FREE -> IDLE after everything else (a dead owner's entry may be in any state). */
+  uint32_t was = sram_ld32(&e->state);
+  if (!sram_cas32(&e->state, was, HOSTIF_VI_IDLE)) {
+    sram_st32(&e->owner_pid, 0);
+    lnic_unlock(d);
+    free(v);
+    return -EAGAIN;
+  }
+  d->vi[idx] = v;
+  lnic_unlock(d);
+  *out = v;
+  return 0;
+}
+
+uint32_t lnic_vi_state(struct lnic_vi *v) {
+  return sram_ld32(&lnic_hostif_vi(v->dev, v->idx)->state);
+}
+
+int lnic_vi_destroy(struct lnic_vi *v, bool force) {
+  if (!v) return -EINVAL;
+  struct lnic_dev *d = v->dev;
+  lnic_lock(d);
+  volatile struct hostif_vi *e = lnic_hostif_vi(d, v->idx);
+  if (!force) {
+    lnic_progress(v, NIC_SQ);
+    lnic_progress(v, NIC_RQ);
+    if (sram_ld32(&e->state) == HOSTIF_VI_CONNECTED ||
+        lnic_wq_outstanding(v, NIC_SQ) || lnic_wq_outstanding(v, NIC_RQ)) {
+      lnic_unlock(d);
+      return -EBUSY;
+    }
+  }
+  sram_st32(&e->state, HOSTIF_VI_FREE);
+  sram_st32(&e->owner_pid, 0);
+  d->vi[v->idx] = NULL;
+  lnic_unlock(d);
+  free(v->q[0].rec);
+  free(v->q[1].rec);
+  free(v);
+  return 0;
+}

@@ -1,0 +1,82 @@
+/* sv_close.c: closing. close() returns at once (Sockets semantics); the connection, now an
+ * orphan, still has to send what is queued, then its FIN when a credit is free, and keep
+ * taking (and acknowledging) packets until FIN and FINACK have crossed both ways (conn.esm).
+ * Since no application call will come for it, the close thread does that (paper section 4.3);
+ * it also fires the combining timer of connections whose application is busy elsewhere. It
+ * runs while there is such work and exits when there is none. At exit, the process closes
+ * its sockets and finishes every close (at most SOVIA_LINGER_MS, default 5000) as a kernel
+ * would after the last close. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sv_int.h"
+
+static bool work_left(void) {
+  for (struct sv_conn *c = G.conns; c; c = c->next)
+    if (c->orphan || c->comb >= 0) return true;
+  return false;
+}
+
+static void *closer_main(void *arg) {
+  (void)arg;
+  sv_lock();
+  for (;;) {
+    uint64_t now = sv_now_ns();
+    for (struct sv_conn *c = G.conns, *next; c; c = next) {
+      next = c->next;
+      if (c->orphan) {
+        sv_progress(c);
+      } else if (c->comb >= 0 && now >= c->comb_deadline) {
+        sv_comb_flush(c);
+        sv_pump(c);
+      }
+    }
+    if (!work_left()) break;
+    sv_unlock();
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+    sv_lock();
+  }
+  G.closer_running = false;
+  sv_unlock();
+  return NULL;
+}
+
+void sv_closer_kick(void) {
+  if (G.closer_running) return;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&G.closer, &at, closer_main, NULL) == 0) G.closer_running = true;
+  pthread_attr_destroy(&at);
+}
+
+void sv_conn_close(struct sv_conn *c) {
+  c->app_closed = true;
+  c->orphan = true;
+  c->fin_wanted = true;
+  sv_comb_flush(c);
+  sv_progress(c);      /* may free c */
+  if (work_left()) sv_closer_kick();
+}
+
+static bool all_closed(void *arg) {
+  (void)arg;
+  for (struct sv_conn *c = G.conns; c; c = c->next)
+    if (c->orphan) return false;
+  return true;
+}
+
+static void at_exit(void) {
+  for (int fd = 0; fd < SV_MAXFD; fd++)
+    if (G.socks[fd]) sovia_close(fd);
+  const char *l = getenv("SOVIA_LINGER_MS");
+  uint64_t ms = l && *l ? strtoull(l, NULL, 10) : 5000;
+  sv_lock();
+  if (G.ready) sv_wait(all_closed, NULL, sv_now_ns() + ms * 1000000ull);
+  sv_unlock();
+}
+
+__attribute__((constructor)) static void sv_register_exit(void) { atexit(at_exit); }

@@ -1,0 +1,119 @@
+/* sv_conn.c: the resources of one SOVIA connection. One anonymous mapping holds the
+ * descriptors and buffers and is registered once: w + w/t receive descriptors with a 32 KB
+ * buffer each (all posted before the VI connects, as conn.esm's Posting state), w + 2 data
+ * send slots with a 32 KB bounce buffer each (copying and combining), and control descriptors
+ * for ACK/FIN/FINACK/WAKEUP. The VI is Reliable Delivery and reports both queues to the
+ * process's completion queue. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sv_int.h"
+
+#define DSZ sizeof(VIP_DESCRIPTOR)
+
+static void post_recv(struct sv_conn *c, unsigned i) {
+  VIP_DESCRIPTOR *d = &c->rd[i];
+  memset(d, 0, sizeof *d);
+  d->CS.SegCount = 1;
+  d->CS.Length = SV_CHUNK;
+  d->DS[0].Local.Data.Address = c->rbufs + (size_t)i * SV_CHUNK;
+  d->DS[0].Local.Handle = c->mh;
+  d->DS[0].Local.Length = SV_CHUNK;
+  VipPostRecv(c->vi, d, c->mh);
+}
+
+struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
+  struct sv_conn *c = calloc(1, sizeof *c);
+  if (!c) {
+    *err = ENOMEM;
+    return NULL;
+  }
+  c->w = cfg->w;
+  c->t = cfg->t;
+  c->nr = c->w + c->w / c->t;
+  c->ns = c->w + 2;
+  size_t ndesc = c->nr + c->ns + SV_NCTL;
+  size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64;
+  len = (len + 4095) & ~(size_t)4095;
+  c->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  c->sfree = calloc(c->ns, sizeof *c->sfree);
+  c->sq = calloc(c->ns, sizeof *c->sq);
+  c->slen = calloc(c->ns, sizeof *c->slen);
+  c->suser = calloc(c->ns, sizeof *c->suser);
+  c->cbusy = calloc(SV_NCTL, sizeof *c->cbusy);
+  c->rb_cap = 65536;
+  c->rb = malloc(c->rb_cap);
+  if (c->mem == MAP_FAILED || !c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb) {
+    if (c->mem == MAP_FAILED) c->mem = NULL;
+    goto fail_mem;
+  }
+  c->memlen = len;
+  memset(c->mem, 0, len);   /* touch: registration moves the pages */
+  VIP_MEM_ATTRIBUTES ma = {.Ptag = G.ptag};
+  if (VipRegisterMem(G.nic, c->mem, len, &ma, &c->mh) != VIP_SUCCESS) goto fail_mem;
+  c->rd = (VIP_DESCRIPTOR *)c->mem;
+  c->sd = c->rd + c->nr;
+  c->cd = c->sd + c->ns;
+  c->rbufs = c->mem + ndesc * DSZ;
+  c->sbufs = c->rbufs + (size_t)c->nr * SV_CHUNK;
+  c->cbufs = c->sbufs + (size_t)c->ns * SV_CHUNK;
+  VIP_VI_ATTRIBUTES va = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
+                          .MaxTransferSize = SV_CHUNK, .Ptag = G.ptag};
+  VIP_RETURN r = VipCreateVi(G.nic, &va, G.cq, G.cq, &c->vi);
+  if (r != VIP_SUCCESS) {
+    VipDeregisterMem(G.nic, c->mem, c->mh);
+    *err = r == VIP_ERROR_RESOURCE ? EMFILE : ENOBUFS;
+    goto fail;
+  }
+  for (unsigned i = 0; i < c->nr; i++) post_recv(c, i);
+  for (unsigned i = 0; i < c->ns; i++) c->sfree[c->nsfree++] = c->ns - 1 - i;
+  c->cfree_n = SV_NCTL;
+  c->comb = -1;
+  c->st = SV_CONNECTING;
+  c->credit = 1;            /* the WAKEUP: the peer posted at least w + w/t >= 2 */
+  return c;
+fail_mem:
+  *err = ENOBUFS;
+fail:
+  if (c->mem) munmap(c->mem, len);
+  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
+  free(c);
+  return NULL;
+}
+
+void sv_conn_repost(struct sv_conn *c, VIP_DESCRIPTOR *d) { post_recv(c, (unsigned)(d - c->rd)); }
+
+void sv_conn_link(struct sv_conn *c) {
+  c->next = G.conns;
+  G.conns = c;
+}
+
+void sv_conn_established(struct sv_conn *c) {
+  c->st = SV_NORMAL;
+  struct sv_hello h = {SV_MAGIC, c->w, c->t};
+  c->credit -= 1;
+  if (sv_post_ctl(c, SV_WAKEUP, 0, &h, sizeof h) != 0) sv_fail(c, ECONNRESET);
+}
+
+void sv_conn_free(struct sv_conn *c) {
+  for (struct sv_conn **pp = &G.conns; *pp; pp = &(*pp)->next)
+    if (*pp == c) {
+      *pp = c->next;
+      break;
+    }
+  VIP_VI_STATE st;
+  if (VipQueryVi(c->vi, &st, NULL, NULL, NULL) == VIP_SUCCESS &&
+      (st == VIP_STATE_CONNECTED || st == VIP_STATE_ERROR))
+    VipDisconnect(c->vi);
+  VIP_DESCRIPTOR *d;
+  while (VipRecvDone(c->vi, &d) == VIP_SUCCESS) {}
+  while (VipSendDone(c->vi, &d) == VIP_SUCCESS) {}
+  VipDestroyVi(c->vi);
+  VipDeregisterMem(G.nic, c->mem, c->mh);
+  munmap(c->mem, c->memlen);
+  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
+  free(c);
+}

@@ -1,0 +1,61 @@
+/* sv_core.c: SOVIA's per-process state: the NIC (opened on first use: $SOVIA_NIC, default
+ * nic0), its protection tag, the one completion queue every VI reports to, the lock every
+ * call holds, the socket table indexed by descriptor, VIPL return codes as errno. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sv_int.h"
+
+struct sv_global G = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+void sv_lock(void) { pthread_mutex_lock(&G.mu); }
+void sv_unlock(void) { pthread_mutex_unlock(&G.mu); }
+
+uint64_t sv_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int sv_err_from_vip(VIP_RETURN r) {
+  switch (r) {
+  case VIP_SUCCESS: return 0;
+  case VIP_NOT_DONE: return EAGAIN;
+  case VIP_TIMEOUT: return ETIMEDOUT;
+  case VIP_REJECT: return ECONNREFUSED;
+  case VIP_NO_MATCH: case VIP_NOT_REACHABLE: return EHOSTUNREACH;
+  case VIP_INVALID_PARAMETER: return EINVAL;
+  case VIP_PROTECTION_ERROR: return EFAULT;
+  case VIP_INVALID_STATE: return EISCONN;
+  default: return ENOBUFS;
+  }
+}
+
+int sv_init(void) {
+  if (G.ready) return 0;
+  if (G.init_err) return -G.init_err;
+  sv_config_load();
+  const char *dev = getenv("SOVIA_NIC");
+  if (!dev || !*dev) dev = "nic0";
+  VIP_RETURN r = VipOpenNic(dev, &G.nic);
+  if (r != VIP_SUCCESS) return -ENETDOWN;   /* no nicd, or no such NIC: try again later */
+  VIP_NIC_ATTRIBUTES at;
+  if (VipQueryNic(G.nic, &at) != VIP_SUCCESS || VipCreatePtag(G.nic, &G.ptag) != VIP_SUCCESS ||
+      VipCreateCQ(G.nic, 65536, &G.cq) != VIP_SUCCESS || VipNSInit(G.nic, NULL) != VIP_SUCCESS) {
+    VipCloseNic(G.nic);
+    return -ENETDOWN;
+  }
+  G.node = ((unsigned)at.LocalNicAddress[0] << 8) | at.LocalNicAddress[1];
+  G.next_port = 49152u + ((unsigned)getpid() * 37u) % 16000u;
+  G.ready = true;
+  return 0;
+}
+
+struct sv_sock *sv_sock_get(int fd) {
+  if (fd < 0 || fd >= SV_MAXFD) return NULL;
+  return G.socks[fd];
+}

@@ -1,0 +1,225 @@
+/* sv_data.c: SOVIA's send and receive paths. send(): requests up to the copy threshold are
+ * copied into pre-registered bounce slots (with combining on, appended to the open slot, which
+ * goes out when its timer expires, when it is full, before a larger send, or on recv/close);
+ * larger requests are registered (through the registration cache) and sent in place in 32 KB
+ * chunks, send() returning when their descriptors have completed. Non-blocking sockets always
+ * copy. recv(): receiver-side buffering, the bytes arrive in a ring as the engine takes each
+ * DATA, and recv() copies out of it. Called with G.mu held. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_int.h"
+
+static void queue_slot(struct sv_conn *c, unsigned i, const void *addr, uint32_t len,
+                       VIP_MEM_HANDLE h) {
+  VIP_DESCRIPTOR *d = &c->sd[i];
+  memset(d, 0, sizeof *d);
+  d->CS.Control = VIP_CONTROL_IMMEDIATE;
+  d->CS.SegCount = 1;
+  d->CS.Length = len;
+  d->DS[0].Local.Data.Address = (void *)addr;
+  d->DS[0].Local.Handle = h;
+  d->DS[0].Local.Length = len;
+  c->sq[(c->sq_head + c->sq_len) % c->ns] = i;
+  c->sq_len++;
+}
+
+void sv_comb_flush(struct sv_conn *c) {
+  if (c->comb < 0) return;
+  unsigned i = (unsigned)c->comb;
+  c->comb = -1;
+  queue_slot(c, i, c->sbufs + (size_t)i * SV_CHUNK, c->slen[i], c->mh);
+}
+
+static bool conn_broken(const struct sv_conn *c) {
+  return c->err || c->st == SV_CLOSED || c->fin_wanted;
+}
+static bool slot_or_error(void *arg) {
+  struct sv_conn *c = arg;
+  return c->nsfree > 0 || conn_broken(c);
+}
+static bool user_sent(void *arg) {
+  struct sv_conn *c = arg;
+  return c->user_out == 0 || c->err || c->st == SV_CLOSED;
+}
+
+/* A free data slot, waiting if blocking: its index, or -errno. */
+static int take_slot(struct sv_conn *c, bool nonblock) {
+  if (!c->nsfree) {
+    sv_progress(c);
+    if (!c->nsfree && nonblock) return conn_broken(c) ? -EPIPE : -EAGAIN;
+    if (!c->nsfree) sv_wait(slot_or_error, c, 0);
+  }
+  if (conn_broken(c)) return c->err ? -c->err : -EPIPE;
+  return (int)c->sfree[--c->nsfree];
+}
+
+static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) {
+  struct sv_conn *c = s->c;
+  bool combine = s->cfg.combine && n <= s->cfg.copy_threshold && n < SV_CHUNK;
+  size_t done = 0;
+  while (done < n) {
+    size_t piece = n - done < SV_CHUNK ? n - done : SV_CHUNK;
+    if (combine && c->comb >= 0 && c->slen[c->comb] + piece <= SV_CHUNK) {
+      unsigned i = (unsigned)c->comb;
+      memcpy(c->sbufs + (size_t)i * SV_CHUNK + c->slen[i], buf + done, piece);
+      c->slen[i] += (uint32_t)piece;
+      done += piece;
+      if (c->slen[i] == SV_CHUNK) sv_comb_flush(c);
+      continue;
+    }
+    sv_comb_flush(c);
+    sv_pump(c);
+    int i = take_slot(c, nonblock);
+    if (i < 0) {
+      if (done) break;
+      errno = -i;
+      return -1;
+    }
+    uint8_t *b = c->sbufs + (size_t)i * SV_CHUNK;
+    memcpy(b, buf + done, piece);
+    c->slen[i] = (uint32_t)piece;
+    done += piece;
+    if (combine) {
+      c->comb = i;
+      c->comb_deadline = sv_now_ns() + (uint64_t)s->cfg.combine_us * 1000;
+      sv_closer_kick();
+    } else {
+      queue_slot(c, (unsigned)i, b, (uint32_t)piece, c->mh);
+    }
+  }
+  sv_pump(c);
+  return (ssize_t)done;
+}
+
+static ssize_t send_reg(struct sv_sock *s, const uint8_t *buf, size_t n) {
+  struct sv_conn *c = s->c;
+  VIP_MEM_HANDLE h;
+  if (sv_reg_get((void *)buf, n, &h) != 0) return send_copy(s, buf, n, false);
+  sv_comb_flush(c);
+  size_t done = 0;
+  int err = 0;
+  while (done < n) {
+    size_t piece = n - done < SV_CHUNK ? n - done : SV_CHUNK;
+    int i = take_slot(c, false);
+    if (i < 0) {
+      err = -i;
+      break;
+    }
+    c->suser[i] = true;
+    c->user_out++;
+    queue_slot(c, (unsigned)i, buf + done, (uint32_t)piece, h);
+    done += piece;
+    sv_pump(c);
+  }
+  sv_wait(user_sent, c, 0);
+  sv_reg_put((void *)buf);
+  if (c->user_out) {          /* broken while our pages were queued: never touch them again */
+    c->sq_len = 0;
+    if (!err) err = c->err ? c->err : EPIPE;
+  }
+  if (err && !c->user_out && done == n && !c->err) err = 0;
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return (ssize_t)n;
+}
+
+ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) {
+  struct sv_conn *c = s->c;
+  if (c->err) {
+    errno = c->err == ECONNRESET ? ECONNRESET : EPIPE;
+    return -1;
+  }
+  if (c->fin_wanted || c->st == SV_CLOSED) {
+    errno = EPIPE;
+    return -1;
+  }
+  if (n == 0) return 0;
+  if (nonblock || n <= s->cfg.copy_threshold) return send_copy(s, buf, n, nonblock);
+  ssize_t total = 0;
+  while ((size_t)total < n) {   /* register at most 64 MB at a time */
+    size_t part = n - (size_t)total > (64u << 20) ? (64u << 20) : n - (size_t)total;
+    ssize_t r = send_reg(s, buf + total, part);
+    if (r < 0) return total ? total : -1;
+    total += r;
+  }
+  return total;
+}
+
+void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n) {
+  if (c->rb_len + n > c->rb_cap) {
+    size_t cap = c->rb_cap;
+    while (cap < c->rb_len + n) cap *= 2;
+    uint8_t *nb = malloc(cap);
+    if (!nb) {
+      sv_fail(c, ENOMEM);
+      return;
+    }
+    size_t first = c->rb_cap - c->rb_head < c->rb_len ? c->rb_cap - c->rb_head : c->rb_len;
+    memcpy(nb, c->rb + c->rb_head, first);
+    memcpy(nb + first, c->rb, c->rb_len - first);
+    free(c->rb);
+    c->rb = nb;
+    c->rb_cap = cap;
+    c->rb_head = 0;
+  }
+  size_t tail = (c->rb_head + c->rb_len) % c->rb_cap;
+  size_t first = c->rb_cap - tail < n ? c->rb_cap - tail : n;
+  memcpy(c->rb + tail, p, first);
+  memcpy(c->rb, p + first, n - first);
+  c->rb_len += n;
+}
+
+static size_t rb_take(struct sv_conn *c, uint8_t *out, size_t n, bool peek) {
+  if (n > c->rb_len) n = c->rb_len;
+  size_t first = c->rb_cap - c->rb_head < n ? c->rb_cap - c->rb_head : n;
+  memcpy(out, c->rb + c->rb_head, first);
+  memcpy(out + first, c->rb, n - first);
+  if (!peek) {
+    c->rb_head = (c->rb_head + n) % c->rb_cap;
+    c->rb_len -= n;
+    if (!c->rb_len) c->rb_head = 0;
+  }
+  return n;
+}
+
+bool sv_readable(struct sv_conn *c) {
+  return c->rb_len > 0 || c->peer_fin || c->err || c->st == SV_CLOSED || c->rd_shut;
+}
+
+bool sv_writable(struct sv_conn *c) {
+  if (c->err || c->st == SV_CLOSED || c->fin_wanted) return true;   /* the error shows */
+  if (c->st != SV_NORMAL && c->st != SV_CLOSE_WAIT) return false;
+  return c->nsfree > 0 || (c->comb >= 0 && c->slen[c->comb] < SV_CHUNK);
+}
+
+static bool readable_pred(void *arg) { return sv_readable(arg); }
+
+ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock) {
+  struct sv_conn *c = s->c;
+  if (c->comb >= 0) sv_comb_flush(c);    /* a reply is awaited: what we combined must go */
+  size_t got = 0;
+  sv_progress(NULL);
+  for (;;) {
+    if (c->rb_len && !c->rd_shut) {
+      got += rb_take(c, buf + got, n - got, flags & MSG_PEEK);
+      if (got == n || !(flags & MSG_WAITALL) || (flags & MSG_PEEK)) return (ssize_t)got;
+    }
+    if (c->rd_shut || c->peer_fin) return (ssize_t)got;
+    if (c->err || c->st == SV_CLOSED) {
+      if (got) return (ssize_t)got;
+      errno = c->err ? c->err : ENOTCONN;
+      return -1;
+    }
+    if (nonblock || (flags & MSG_DONTWAIT)) {
+      if (got) return (ssize_t)got;
+      errno = EAGAIN;
+      return -1;
+    }
+    sv_wait(readable_pred, c, 0);
+  }
+}

@@ -1,0 +1,175 @@
+/* sv_int.h: SOVIA internals shared by the library's files: configuration, the per-process
+ * state (NIC, protection tag, completion queue, one lock), sockets, connections with their
+ * protocol state (the states, credits and delayed ACKs of esm/sovia/conn.esm and window.esm),
+ * listeners, and the functions each file provides. */
+#ifndef SV_INT_H
+#define SV_INT_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sovia.h"
+#include "vipl.h"
+
+#define SV_CHUNK    32768u      /* message chunk: the largest DATA payload (paper: 32 KB) */
+#define SV_MAXFD    4096
+#define SV_NCTL     64u         /* control descriptors (ACK, FIN, FINACK, WAKEUP) per conn */
+#define SV_WMAX     1024
+
+/* Packet kinds in the low bits of the 32-bit immediate data; the ACK count sits above. */
+enum { SV_WAKEUP = 1, SV_DATA = 2, SV_ACK = 3, SV_FIN = 4, SV_FINACK = 5 };
+#define SV_KINDS 8u
+#define SV_IMM(kind, acks) ((uint32_t)(kind) + SV_KINDS * (uint32_t)(acks))
+
+/* Tunables (environment defaults; per socket through setsockopt). */
+struct sv_cfg {
+  unsigned w, t;              /* window and delayed-ACK threshold */
+  unsigned copy_threshold;    /* bytes; sends up to this are copied */
+  bool combine;               /* small-message combining */
+  unsigned combine_us;        /* its timer */
+  unsigned connect_ms;        /* connect timeout */
+};
+extern struct sv_cfg sv_defaults;
+void sv_config_load(void);
+
+/* Connection states of Fig. 11 / conn.esm (CloserWait is not needed: see README). */
+enum sv_state {
+  SV_CONNECTING, SV_NORMAL, SV_CLOSE_WAIT, SV_LAST_ACK, SV_FIN_WAIT1, SV_FIN_WAIT2,
+  SV_CLOSING, SV_TIME_WAIT, SV_TEARDOWN, SV_CLOSED
+};
+
+/* The payload of WAKEUP: each side's w and t, so both use W = min(w), T = min(max(t), W). */
+struct sv_hello { uint32_t magic, w, t; };
+#define SV_MAGIC 0x534f5631u
+
+struct sv_conn {
+  VIP_VI_HANDLE vi;
+  uint8_t *mem;               /* descriptors and buffers, one registration */
+  size_t memlen;
+  VIP_MEM_HANDLE mh;
+  unsigned w, t, nr, ns;      /* local w, t; receive descriptors (w + w/t); data slots */
+  VIP_DESCRIPTOR *rd, *sd, *cd;   /* receive, data-send, control-send descriptors */
+  uint8_t *rbufs, *sbufs, *cbufs;
+  /* protocol (conn.esm) */
+  enum sv_state st;
+  bool hello;                 /* the peer's WAKEUP is in: W, T known */
+  unsigned W, T;              /* effective window and threshold */
+  unsigned credit, dack;
+  bool finack_owed, fin_wanted, app_closed, peer_fin, rd_shut;
+  int err;                    /* errno once the connection broke (0 while fine) */
+  /* send side */
+  unsigned *sfree, nsfree;    /* free data slots */
+  unsigned *sq, sq_head, sq_len;  /* slots waiting for a credit, FIFO */
+  uint32_t *slen;             /* bytes in each data slot */
+  bool *suser;                /* slot points into registered user memory */
+  int comb;                   /* slot being filled by combining, -1 none */
+  uint64_t comb_deadline;
+  unsigned user_out;          /* user-memory sends not yet complete */
+  unsigned cfree_n;           /* control descriptors free */
+  bool *cbusy;
+  unsigned posted_sends;      /* send descriptors in the SQ */
+  /* receive side: bytes received and not yet read (ring) */
+  uint8_t *rb;
+  size_t rb_cap, rb_head, rb_len;
+  uint64_t rx_bytes, tx_bytes;
+  uint64_t last_check;        /* last VI state check (dead peer detection) */
+  struct sockaddr_in local, peer;
+  struct sv_conn *next;       /* all live connections */
+  bool orphan;                /* its socket is closed: the close thread finishes it */
+};
+
+struct sv_listener {
+  unsigned node, port;
+  int backlog;
+  struct sv_conn **q;         /* accepted connections not yet taken */
+  unsigned qh, qn, qcap;
+  pthread_t thr;
+  bool stop, thr_done;
+  char regpath[256];
+  struct sv_cfg cfg;
+};
+
+enum sv_kind { SV_FREE = 0, SV_NEW, SV_LISTEN, SV_CONN };
+
+struct sv_sock {
+  enum sv_kind kind;
+  bool nonblock;
+  bool bound;
+  struct sockaddr_in local;
+  struct sv_cfg cfg;
+  struct sv_conn *c;
+  struct sv_listener *l;
+};
+
+struct sv_global {
+  pthread_mutex_t mu;
+  bool ready;
+  int init_err;
+  VIP_NIC_HANDLE nic;
+  VIP_PROTECTION_HANDLE ptag;
+  VIP_CQ_HANDLE cq;
+  unsigned node;
+  struct sv_conn *conns;
+  struct sv_sock *socks[SV_MAXFD];
+  pthread_t closer;
+  bool closer_running;
+  unsigned next_port;
+};
+extern struct sv_global G;
+
+/* sv_core.c */
+int sv_init(void);                       /* opens the NIC once; 0 or -errno. G.mu held */
+uint64_t sv_now_ns(void);
+struct sv_sock *sv_sock_get(int fd);     /* NULL if fd is no SOVIA socket */
+void sv_lock(void);
+void sv_unlock(void);
+int sv_err_from_vip(VIP_RETURN r);
+
+/* sv_addr.c */
+int sv_addr_node(const struct sockaddr_in *a, unsigned *node);   /* 0 or -errno */
+void sv_addr_of_node(unsigned node, unsigned port, struct sockaddr_in *out);
+void sv_disc(unsigned node, unsigned port, VIP_NET_ADDRESS *a);  /* a: room for 2 + 4 bytes */
+void sv_run_path(const char *file, char *out, size_t cap);
+/* The host address and discriminator bytes of a (larger than declared) VIP_NET_ADDRESS. */
+uint8_t *sv_addr_bytes(VIP_NET_ADDRESS *a);
+
+/* sv_conn.c: resources of one connection */
+struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err);  /* VI, memory, posted RQ */
+void sv_conn_free(struct sv_conn *c);    /* disconnect, destroy, unlink */
+void sv_conn_link(struct sv_conn *c);
+void sv_conn_established(struct sv_conn *c);   /* sends WAKEUP, state NORMAL */
+void sv_conn_repost(struct sv_conn *c, VIP_DESCRIPTOR *d);   /* receive descriptor back */
+
+/* sv_proto.c: the protocol engine */
+void sv_progress(struct sv_conn *only);  /* all connections (only == NULL) or one */
+void sv_pump(struct sv_conn *c);         /* sends what credits allow, FIN/FINACK */
+int sv_post_ctl(struct sv_conn *c, unsigned kind, unsigned acks, const void *p, unsigned len);
+void sv_fail(struct sv_conn *c, int err);
+/* Waits (lock held, released while sleeping) until pred(arg) or the deadline (0: none):
+ * 0, -ETIMEDOUT. */
+int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+
+/* sv_data.c: send and receive paths */
+ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock);
+ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock);
+void sv_comb_flush(struct sv_conn *c);   /* queue the combining slot */
+void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n);   /* into the ring */
+bool sv_readable(struct sv_conn *c);
+bool sv_writable(struct sv_conn *c);
+
+/* sv_regcache.c */
+int sv_reg_get(void *buf, size_t len, VIP_MEM_HANDLE *h);   /* 0 or -errno */
+void sv_reg_put(void *buf);
+
+/* sv_close.c */
+void sv_conn_close(struct sv_conn *c);   /* app close: FIN after queued data; close thread */
+void sv_closer_kick(void);
+
+/* sv_listen.c */
+int sv_listen_start(struct sv_sock *s, int backlog);
+void sv_listen_stop(struct sv_listener *l);
+int sv_listener_alive(unsigned node, unsigned port);   /* 1 if someone listens there */
+
+#endif

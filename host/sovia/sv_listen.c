@@ -1,0 +1,173 @@
+/* sv_listen.c: listening sockets. listen() records (node, port) in a registry file
+ * ($VERINIC_RUN/sovia-<node>-<port>, holding the pid) so that connect() to a port nobody
+ * listens on fails at once with ECONNREFUSED, and starts the connection thread (paper section
+ * 4.3): it waits for VI connection requests (VipConnectWait), sets each connection up (VI,
+ * registered buffers, receive descriptors posted before accepting) and accepts it, so that,
+ * as with TCP, connect() completes before the application calls accept(); accept() takes
+ * connections from the backlog. A full backlog rejects (ECONNREFUSED at the client). close()
+ * stops the thread by connecting to it (it rejects) and joins it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sv_int.h"
+
+struct netaddr { VIP_NET_ADDRESS a; uint8_t more[64]; };
+
+static void reg_path(unsigned node, unsigned port, char *out, size_t cap) {
+  char f[64];
+  snprintf(f, sizeof f, "sovia-%u-%u", node, port);
+  sv_run_path(f, out, cap);
+}
+
+int sv_listener_alive(unsigned node, unsigned port) {
+  char p[256], buf[32] = {0};
+  reg_path(node, port, p, sizeof p);
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  pid_t pid = (pid_t)atoi(buf);
+  return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static int reg_claim(struct sv_listener *l) {
+  reg_path(l->node, l->port, l->regpath, sizeof l->regpath);
+  for (int tries = 0; tries < 2; tries++) {
+    int fd = open(l->regpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      char b[32];
+      int n = snprintf(b, sizeof b, "%d\n", (int)getpid());
+      int ok = write(fd, b, (size_t)n) == n;
+      close(fd);
+      return ok ? 0 : -EIO;
+    }
+    if (errno != EEXIST) return -errno;
+    if (sv_listener_alive(l->node, l->port)) return -EADDRINUSE;
+    unlink(l->regpath);   /* left by a dead process */
+  }
+  return -EADDRINUSE;
+}
+
+static void *conn_thread(void *arg) {
+  struct sv_listener *l = arg;
+  struct netaddr local, remote;
+  sv_disc(l->node, l->port, &local.a);
+  int fails = 0;
+  for (;;) {
+    VIP_CONN_HANDLE ch;
+    VIP_VI_ATTRIBUTES ra;
+    VIP_RETURN r = VipConnectWait(G.nic, &local.a, VIP_INFINITE, &remote.a, &ra, &ch);
+    sv_lock();
+    bool stop = l->stop, full = l->qn >= l->qcap;
+    sv_unlock();
+    if (r != VIP_SUCCESS) {
+      if (stop || ++fails > 50) break;   /* nicd is gone */
+      usleep(20000);
+      continue;
+    }
+    fails = 0;
+    if (stop || full) {
+      VipConnectReject(ch);
+      if (stop) break;
+      continue;
+    }
+    int err = 0;
+    struct sv_conn *c = sv_conn_new(&l->cfg, &err);
+    if (!c) {
+      VipConnectReject(ch);
+      continue;
+    }
+    r = VipConnectAccept(ch, c->vi);
+    sv_lock();
+    if (r != VIP_SUCCESS) {
+      sv_conn_free(c);
+      sv_unlock();
+      continue;
+    }
+    const uint8_t *rb = sv_addr_bytes(&remote.a);
+    unsigned rnode = ((unsigned)rb[0] << 8) | rb[1];
+    unsigned rport = 0;
+    if (remote.a.DiscriminatorLen == 4) rport = ((unsigned)rb[4] << 8) | rb[5];
+    sv_addr_of_node(rnode, rport, &c->peer);
+    sv_addr_of_node(l->node, l->port, &c->local);
+    sv_conn_link(c);
+    sv_conn_established(c);
+    l->q[(l->qh + l->qn) % l->qcap] = c;
+    l->qn++;
+    sv_unlock();
+  }
+  sv_lock();
+  l->thr_done = true;
+  sv_unlock();
+  return NULL;
+}
+
+int sv_listen_start(struct sv_sock *s, int backlog) {
+  struct sv_listener *l = calloc(1, sizeof *l);
+  if (!l) return -ENOMEM;
+  l->node = G.node;
+  l->port = ntohs(s->local.sin_port);
+  if (backlog < 1) backlog = 1;
+  if (backlog > 64) backlog = 64;
+  l->qcap = (unsigned)backlog;
+  l->q = calloc(l->qcap, sizeof *l->q);
+  l->cfg = s->cfg;
+  int rc = l->q ? 0 : -ENOMEM;
+  if (!rc && !l->port) {   /* an ephemeral port */
+    for (int i = 0; i < 16000; i++) {
+      l->port = G.next_port++;
+      if (G.next_port > 65535) G.next_port = 49152;
+      if ((rc = reg_claim(l)) != -EADDRINUSE) break;
+    }
+    s->local.sin_port = htons((uint16_t)l->port);
+  } else if (!rc) {
+    rc = reg_claim(l);
+  }
+  if (!rc && pthread_create(&l->thr, NULL, conn_thread, l) != 0) {
+    unlink(l->regpath);
+    rc = -EAGAIN;
+  }
+  if (rc) {
+    free(l->q);
+    free(l);
+    return rc;
+  }
+  s->l = l;
+  return 0;
+}
+
+void sv_listen_stop(struct sv_listener *l) {
+  l->stop = true;
+  unlink(l->regpath);
+  bool done = l->thr_done;
+  sv_unlock();
+  if (!done) {   /* wake the thread out of VipConnectWait: it rejects us */
+    VIP_VI_ATTRIBUTES va = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = G.ptag};
+    VIP_VI_HANDLE vi;
+    struct netaddr remote;
+    sv_disc(l->node, l->port, &remote.a);
+    if (VipCreateVi(G.nic, &va, NULL, NULL, &vi) == VIP_SUCCESS) {
+      VIP_VI_ATTRIBUTES ra;
+      VipConnectRequest(vi, NULL, &remote.a, 5000, &ra);
+      VipDestroyVi(vi);
+    }
+  }
+  pthread_join(l->thr, NULL);
+  sv_lock();
+  while (l->qn) {
+    struct sv_conn *c = l->q[l->qh];
+    l->qh = (l->qh + 1) % l->qcap;
+    l->qn--;
+    sv_conn_close(c);
+  }
+  free(l->q);
+  free(l);
+}

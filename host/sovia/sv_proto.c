@@ -1,0 +1,262 @@
+/* sv_proto.c: the SOVIA protocol engine, the C of esm/sovia/conn.esm (connection states,
+ * close protocol) and window.esm (credits, delayed ACKs): taking completions, acting on each
+ * received packet (WAKEUP, DATA, ACK, FIN, FINACK; kind and piggybacked ACK count in the
+ * immediate data), re-posting the descriptor at once, sending what the credits allow, and
+ * waiting. Every packet but ACK takes a credit; WAKEUP and DATA are acknowledged, explicitly
+ * after T or piggybacked on the next DATA. Called with G.mu held. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sv_int.h"
+
+#define CHECK_NS 20000000ull   /* how often a waiting connection looks at its VI's state */
+
+static bool closing_state(enum sv_state s) {
+  return s == SV_FIN_WAIT1 || s == SV_FIN_WAIT2 || s == SV_CLOSING || s == SV_LAST_ACK ||
+         s == SV_TIME_WAIT;
+}
+
+void sv_fail(struct sv_conn *c, int err) {
+  if (c->st == SV_CLOSED) return;
+  if (getenv("SOVIA_DEBUG"))
+    fprintf(stderr, "sovia %d: connection fails in state %d: %s (peer_fin %d)\n", (int)getpid(),
+            (int)c->st, strerror(err), c->peer_fin);
+  if (closing_state(c->st) || c->st == SV_TEARDOWN) {
+    c->st = SV_CLOSED;      /* the peer is gone after (or while) closing: nothing is lost */
+    return;
+  }
+  if (!c->err) c->err = err;
+  c->st = SV_CLOSED;
+}
+
+static void reap_sq(struct sv_conn *c) {
+  VIP_DESCRIPTOR *d;
+  while (VipSendDone(c->vi, &d) == VIP_SUCCESS && d) {
+    c->posted_sends--;
+    if (d->CS.Status & VIP_STATUS_ERROR_MASK) {
+      if (getenv("SOVIA_DEBUG")) fprintf(stderr, "send status %#x\n", d->CS.Status);
+      sv_fail(c, ECONNRESET);
+    }
+    if (d >= c->sd && d < c->sd + c->ns) {
+      unsigned i = (unsigned)(d - c->sd);
+      if (c->suser[i]) {
+        c->suser[i] = false;
+        c->user_out--;
+      }
+      c->sfree[c->nsfree++] = i;
+    } else if (d >= c->cd && d < c->cd + SV_NCTL) {
+      c->cbusy[d - c->cd] = false;
+      c->cfree_n++;
+    }
+  }
+}
+
+int sv_post_ctl(struct sv_conn *c, unsigned kind, unsigned acks, const void *p, unsigned len) {
+  uint64_t until = sv_now_ns() + 2000000000ull;
+  while (c->cfree_n == 0) {   /* control packets are small and complete fast */
+    reap_sq(c);
+    if (c->cfree_n) break;
+    if (sv_now_ns() > until || c->st == SV_CLOSED) return -ENOBUFS;
+    sched_yield();
+  }
+  unsigned i = 0;
+  while (c->cbusy[i]) i++;
+  c->cbusy[i] = true;
+  c->cfree_n--;
+  VIP_DESCRIPTOR *d = &c->cd[i];
+  memset(d, 0, sizeof *d);
+  d->CS.Control = VIP_CONTROL_IMMEDIATE;
+  d->CS.ImmediateData = SV_IMM(kind, acks);
+  if (len) {
+    uint8_t *b = c->cbufs + (size_t)i * 64;
+    memcpy(b, p, len);
+    d->CS.SegCount = 1;
+    d->CS.Length = len;
+    d->DS[0].Local.Data.Address = b;
+    d->DS[0].Local.Handle = c->mh;
+    d->DS[0].Local.Length = len;
+  }
+  c->posted_sends++;
+  if (VipPostSend(c->vi, d, c->mh) != VIP_SUCCESS) {
+    c->posted_sends--;
+    c->cbusy[i] = false;
+    c->cfree_n++;
+    return -ECONNRESET;
+  }
+  return 0;
+}
+
+static void ack_if_due(struct sv_conn *c) {
+  if (c->hello && c->dack >= c->T) {
+    if (sv_post_ctl(c, SV_ACK, c->dack, NULL, 0) == 0) c->dack = 0;
+  }
+}
+
+static void on_packet(struct sv_conn *c, VIP_DESCRIPTOR *d) {
+  uint32_t imm = d->CS.ImmediateData, len = d->CS.Length;
+  unsigned kind = imm % SV_KINDS, acks = imm / SV_KINDS;
+  const uint8_t *payload = d->DS[0].Local.Data.Address;
+  switch (kind) {
+  case SV_WAKEUP: {
+    struct sv_hello h = {0};
+    if (len >= sizeof h) memcpy(&h, payload, sizeof h);
+    if (h.magic != SV_MAGIC || !h.w || !h.t) {
+      sv_fail(c, EPROTO);
+      return;
+    }
+    unsigned W = h.w < c->w ? h.w : c->w, T = h.t > c->t ? h.t : c->t;
+    if (W < 2) W = 2;       /* both posted >= 2 + 2/1; the close needs W >= T + 1 */
+    if (T > W - 1) T = W - 1;
+    c->W = W;
+    c->T = T;
+    c->hello = true;
+    c->credit += W - 1;     /* our WAKEUP holds the other one */
+    sv_conn_repost(c, d);
+    c->dack++;
+    ack_if_due(c);
+    return;
+  }
+  case SV_DATA:
+    c->credit += acks;
+    if (!c->app_closed && !c->rd_shut) sv_rx_data(c, payload, len);
+    c->rx_bytes += len;
+    sv_conn_repost(c, d);
+    c->dack++;
+    ack_if_due(c);
+    return;
+  case SV_ACK:
+    c->credit += acks;
+    sv_conn_repost(c, d);
+    return;
+  case SV_FIN:
+    sv_conn_repost(c, d);
+    c->peer_fin = true;
+    c->finack_owed = true;
+    if (c->st == SV_NORMAL) c->st = SV_CLOSE_WAIT;
+    else if (c->st == SV_FIN_WAIT1) c->st = SV_CLOSING;
+    else if (c->st == SV_FIN_WAIT2) c->st = SV_TIME_WAIT;
+    return;
+  case SV_FINACK:
+    if (c->st == SV_LAST_ACK) c->st = SV_TEARDOWN;
+    else if (c->st == SV_FIN_WAIT1) c->st = SV_FIN_WAIT2;
+    else if (c->st == SV_CLOSING) c->st = SV_TIME_WAIT;
+    if (c->st != SV_TEARDOWN) sv_conn_repost(c, d);
+    return;
+  default:
+    sv_fail(c, EPROTO);
+  }
+}
+
+static void reap_rq(struct sv_conn *c) {
+  VIP_DESCRIPTOR *d;
+  while (c->st != SV_CLOSED && c->st != SV_TEARDOWN && VipRecvDone(c->vi, &d) == VIP_SUCCESS && d) {
+    if (d->CS.Status & VIP_STATUS_ERROR_MASK) {
+      sv_fail(c, ECONNRESET);
+      return;
+    }
+    on_packet(c, d);
+  }
+}
+
+static void post_data(struct sv_conn *c) {
+  unsigned i = c->sq[c->sq_head];
+  VIP_DESCRIPTOR *d = &c->sd[i];
+  d->CS.ImmediateData = SV_IMM(SV_DATA, c->dack);
+  d->CS.Status = 0;
+  c->posted_sends++;
+  if (VipPostSend(c->vi, d, c->mh) != VIP_SUCCESS) {
+    c->posted_sends--;
+    sv_fail(c, ECONNRESET);
+    return;
+  }
+  c->dack = 0;
+  c->credit--;
+  c->tx_bytes += d->CS.Length;
+  c->sq_head = (c->sq_head + 1) % c->ns;
+  c->sq_len--;
+}
+
+void sv_pump(struct sv_conn *c) {
+  if (c->st == SV_CONNECTING || c->st == SV_CLOSED || !c->hello) return;
+  if (c->finack_owed && c->credit > 0 &&
+      (c->st == SV_CLOSE_WAIT || c->st == SV_CLOSING || c->st == SV_TIME_WAIT)) {
+    if (sv_post_ctl(c, SV_FINACK, 0, NULL, 0) == 0) {
+      c->credit--;
+      c->finack_owed = false;
+    }
+  }
+  if (c->comb >= 0 && sv_now_ns() >= c->comb_deadline) sv_comb_flush(c);
+  if ((c->st == SV_NORMAL || c->st == SV_CLOSE_WAIT) && !c->finack_owed)
+    while (c->sq_len && c->credit > 0 && c->st != SV_CLOSED) post_data(c);
+  if (c->fin_wanted && !c->sq_len && c->comb < 0 && c->credit > 0 && !c->finack_owed &&
+      (c->st == SV_NORMAL || c->st == SV_CLOSE_WAIT)) {
+    if (sv_post_ctl(c, SV_FIN, 0, NULL, 0) == 0) {
+      c->credit--;
+      c->st = c->st == SV_NORMAL ? SV_FIN_WAIT1 : SV_LAST_ACK;
+    }
+  }
+  if (c->st == SV_TIME_WAIT && !c->finack_owed) c->st = SV_TEARDOWN;
+  if (c->st == SV_TEARDOWN) {
+    reap_sq(c);
+    if (c->posted_sends == 0) c->st = SV_CLOSED;
+  }
+}
+
+static void check_vi(struct sv_conn *c, uint64_t now) {
+  if (c->st == SV_CLOSED || now - c->last_check < CHECK_NS) return;
+  c->last_check = now;
+  VIP_VI_STATE st;
+  VIP_RETURN r = VipQueryVi(c->vi, &st, NULL, NULL, NULL);
+  if (r != VIP_SUCCESS || st == VIP_STATE_ERROR) {
+    reap_rq(c);             /* what arrived before the peer went away still counts */
+    sv_fail(c, ECONNRESET);
+  }
+}
+
+static void progress_one(struct sv_conn *c, uint64_t now) {
+  if (c->st == SV_CONNECTING) return;
+  reap_sq(c);
+  reap_rq(c);
+  sv_pump(c);
+  check_vi(c, now);
+  if (c->st == SV_CLOSED && c->orphan) sv_conn_free(c);
+}
+
+void sv_progress(struct sv_conn *only) {
+  VIP_VI_HANDLE vh;
+  VIP_BOOLEAN rq;
+  while (VipCQDone(G.cq, &vh, &rq) == VIP_SUCCESS) {}
+  uint64_t now = sv_now_ns();
+  if (only) {
+    progress_one(only, now);
+    return;
+  }
+  for (struct sv_conn *c = G.conns, *next; c; c = next) {
+    next = c->next;
+    progress_one(c, now);
+  }
+}
+
+int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  uint64_t spin_until = sv_now_ns() + 20000;
+  for (;;) {
+    sv_progress(NULL);
+    if (pred(arg)) return 0;
+    uint64_t now = sv_now_ns();
+    if (deadline && now >= deadline) return -ETIMEDOUT;
+    sv_unlock();
+    if (now < spin_until) {
+      sched_yield();
+    } else {
+      VIP_VI_HANDLE vh;
+      VIP_BOOLEAN rq;
+      VipCQWait(G.cq, 1, &vh, &rq);
+    }
+    sv_lock();
+  }
+}

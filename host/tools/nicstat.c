@@ -1,0 +1,93 @@
+/* nicstat: prints a NIC's counters from its window, without disturbing it: the hardware's
+ * (doorbells, host signals, host DMA descriptors/bytes/errors/busy time, link frames, bytes,
+ * drops, busy time, receive truncations) and the firmware's struct hostif_counters (messages
+ * and bytes each way, drops by reason, protection and format errors, events dispatched by
+ * type, DMA busy time). Usage: nicstat [-i MS [-c N]] [nic0 ...] (default nic0). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libnic.h"
+
+static const char *const hw_names[HW_CTR_N] = {
+  "doorbells", "host_signals", "timer_fires",
+  "hdma_descs", "hdma_bytes", "hdma_errors", "hdma_busy_ns",
+  "send_frames", "send_bytes", "send_drops", "send_busy_ns",
+  "recv_frames", "recv_bytes", "recv_msgs", "recv_truncated",
+};
+
+static void show(const char *dev) {
+  char wname[64];
+  struct hwin w;
+  if (lnic_window_name(dev, wname, sizeof wname) != 0) {
+    fprintf(stderr, "nicstat: %s: not a NIC name (nic<N>)\n", dev);
+    return;
+  }
+  int rc = hwin_open(&w, wname);
+  if (rc) {
+    fprintf(stderr, "nicstat: %s: %s\n", dev, rc == -ENOENT ? "no such NIC (is nicd running?)" : strerror(-rc));
+    return;
+  }
+  struct hw_regs *r = w.regs;
+  printf("%s: node %u, %s, clock %.6f s, SRAM %u KiB\n", dev, r->node,
+         hwin_nic_alive(&w) ? "running" : "STOPPED", (double)atomic_load(&r->clock_ns) / 1e9,
+         w.sram_size >> 10);
+  printf("  hardware:\n");
+  for (int i = 0; i < HW_CTR_N; i++)
+    printf("    %-18s %" PRIu64 "\n", hw_names[i], (uint64_t)atomic_load(&r->ctr[i]));
+  const volatile struct hostif_ctrl *c = (const volatile void *)(w.sram + HOSTIF_BASE);
+  if (w.sram_size < HOSTIF_BUF_BASE || c->magic != HOSTIF_MAGIC) {
+    printf("  firmware: no host interface (firmware not running)\n");
+  } else {
+    struct hostif_counters k;
+    memcpy(&k, (const void *)(w.sram + HOSTIF_COUNTERS_ADDR), sizeof k);
+    printf("  firmware:\n");
+    printf("    %-18s %" PRIu64 "\n    %-18s %" PRIu64 "\n    %-18s %" PRIu64 "\n    %-18s %" PRIu64 "\n",
+           "tx_msgs", k.tx_msgs, "tx_bytes", k.tx_bytes, "rx_msgs", k.rx_msgs, "rx_bytes", k.rx_bytes);
+    printf("    drops: no_vi %" PRIu64 ", no_desc %" PRIu64 ", malformed %" PRIu64
+           ", checksum %" PRIu64 "; truncated %" PRIu64 "\n",
+           k.rx_drop_no_vi, k.rx_drop_no_desc, k.rx_drop_malformed, k.rx_drop_checksum,
+           k.rx_truncated);
+    printf("    errors: protection %" PRIu64 ", format %" PRIu64 "\n", k.protection_errors,
+           k.format_errors);
+    printf("    busy: hdma %" PRIu64 " ns, send %" PRIu64 " ns\n", k.hdma_busy_ns, k.send_busy_ns);
+    printf("    events dispatched:");
+    int any = 0;
+    for (int i = 0; i < 32; i++)
+      if (k.events[i]) printf("%s #%d=%" PRIu64, any++ ? "," : "", i, k.events[i]);
+    printf("%s\n", any ? "" : " none");
+    unsigned vis = 0;
+    for (unsigned i = 1; i < HOSTIF_NVI; i++) {
+      const volatile struct hostif_vi *v = (const volatile void *)(w.sram + HOSTIF_VI_ADDR(i));
+      if (v->state != HOSTIF_VI_FREE) vis++;
+    }
+    printf("    VIs in use: %u of %u\n", vis, HOSTIF_NVI - 1);
+  }
+  hwin_close(&w);
+}
+
+int main(int argc, char **argv) {
+  long interval = 0, count = 1;
+  int opt;
+  while ((opt = getopt(argc, argv, "i:c:h")) != -1) {
+    if (opt == 'i') interval = strtol(optarg, NULL, 10), count = count == 1 ? -1 : count;
+    else if (opt == 'c') count = strtol(optarg, NULL, 10);
+    else {
+      fprintf(stderr, "usage: nicstat [-i MS [-c N]] [nic0 ...]\n");
+      return opt == 'h' ? 0 : 2;
+    }
+  }
+  for (long n = 0; count < 0 || n < count; n++) {
+    if (optind == argc) show("nic0");
+    for (int i = optind; i < argc; i++) show(argv[i]);
+    if (interval <= 0 || (count >= 0 && n + 1 == count)) break;
+    struct timespec ts = {interval / 1000, (interval % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+  }
+  return 0;
+}

@@ -1,0 +1,135 @@
+/* VIPL: completion queues. A CQ is the set of work queues associated with it; VipCQDone
+ * reports, once per completion, a (VI, queue) whose completions it has not yet reported,
+ * taking the queues round-robin; the descriptor itself is then taken with VipSendDone or
+ * VipRecvDone, as the specification describes. Waiting sleeps on the host signals of every
+ * member VI. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "vipl_internal.h"
+
+VIP_RETURN VipCreateCQ(VIP_NIC_HANDLE NicHandle, VIP_ULONG EntryCount, VIP_CQ_HANDLE *CQHandle) {
+  struct vnic *n = vh_get(NicHandle, VH_NIC);
+  if (!n || !CQHandle || EntryCount == 0 || EntryCount > NIC_WQ_MAX) return VIP_INVALID_PARAMETER;
+  struct vcq *c = calloc(1, sizeof *c);
+  if (!c) return VIP_ERROR_RESOURCE;
+  c->nic = n;
+  c->entries = (unsigned)EntryCount;
+  c->handle = vh_new(VH_CQ, c);
+  if (!c->handle) {
+    free(c);
+    return VIP_ERROR_RESOURCE;
+  }
+  lnic_lock(n->dev);
+  n->ncqs++;
+  lnic_unlock(n->dev);
+  *CQHandle = c->handle;
+  return VIP_SUCCESS;
+}
+
+VIP_RETURN VipDestroyCQ(VIP_CQ_HANDLE CQHandle) {
+  struct vcq *c = vh_get(CQHandle, VH_CQ);
+  if (!c) return VIP_INVALID_PARAMETER;
+  lnic_lock(c->nic->dev);
+  unsigned members = c->nmem;
+  if (!members) c->nic->ncqs--;
+  lnic_unlock(c->nic->dev);
+  if (members) return VIP_INVALID_STATE;   /* VIs still use it */
+  vh_free(CQHandle);
+  free(c);
+  return VIP_SUCCESS;
+}
+
+VIP_RETURN VipResizeCQ(VIP_CQ_HANDLE CQHandle, VIP_ULONG EntryCount) {
+  struct vcq *c = vh_get(CQHandle, VH_CQ);
+  if (!c || EntryCount == 0 || EntryCount > NIC_WQ_MAX) return VIP_INVALID_PARAMETER;
+  lnic_lock(c->nic->dev);
+  c->entries = (unsigned)EntryCount;   /* entries live with the work queues: nothing moves */
+  lnic_unlock(c->nic->dev);
+  return VIP_SUCCESS;
+}
+
+void vipl_cq_detach(struct vvi *vi) {
+  for (int q = 0; q < 2; q++) {
+    struct vcq *c = vi->cq[q];
+    if (!c) continue;
+    for (unsigned i = 0; i < c->nmem; i++)
+      if (c->mem[i].vi == vi && c->mem[i].q == q) {
+        c->mem[i] = c->mem[--c->nmem];
+        break;
+      }
+    vi->cq[q] = NULL;
+  }
+}
+
+void vipl_cq_progress(struct vcq *c) {
+  for (unsigned i = 0; i < c->nmem; i++) lnic_progress(c->mem[i].vi->lv, c->mem[i].q);
+}
+
+static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *l1mask) {
+  *l1mask = lnic_drain_all(c->nic->dev);
+  vipl_cq_progress(c);
+  for (unsigned k = 0; k < c->nmem; k++) {
+    unsigned i = (c->rr + k) % c->nmem;
+    struct vvi *v = c->mem[i].vi;
+    int q = c->mem[i].q;
+    if (v->completed[q] != v->cq_reported[q]) {
+      v->cq_reported[q]++;
+      c->rr = i + 1;
+      *vh = v->handle;
+      *rq = q == NIC_RQ;
+      return VIP_SUCCESS;
+    }
+  }
+  if (lnic_is_dead(c->nic->dev)) {
+    vipl_nic_dead(c->nic);   /* outstanding descriptors complete flushed: report them */
+    for (unsigned i = 0; i < c->nmem; i++) {
+      struct vvi *v = c->mem[i].vi;
+      int q = c->mem[i].q;
+      if (v->completed[q] != v->cq_reported[q]) {
+        v->cq_reported[q]++;
+        *vh = v->handle;
+        *rq = q == NIC_RQ;
+        return VIP_SUCCESS;
+      }
+    }
+    return VIP_ERROR_RESOURCE;
+  }
+  return VIP_NOT_DONE;
+}
+
+VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue) {
+  struct vcq *c = vh_get(CQHandle, VH_CQ);
+  if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
+  uint32_t l1mask;
+  lnic_lock(c->nic->dev);
+  VIP_RETURN r = cq_try(c, ViHandle, RecvQueue, &l1mask);
+  lnic_unlock(c->nic->dev);
+  return r;
+}
+
+VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                     VIP_BOOLEAN *RecvQueue) {
+  struct vcq *c = vh_get(CQHandle, VH_CQ);
+  if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
+  int64_t timeout = vipl_timeout_ns(Timeout);
+  uint64_t start = lnic_now_ns();
+  for (;;) {
+    lnic_lock(c->nic->dev);
+    uint32_t mask;
+    VIP_RETURN r = cq_try(c, ViHandle, RecvQueue, &mask);
+    for (unsigned i = 0; i < c->nmem; i++) mask |= HOSTIF_SIG_VI(c->mem[i].vi->lv->idx);
+    lnic_unlock(c->nic->dev);
+    if (r != VIP_NOT_DONE) return r;
+    uint64_t waited = lnic_now_ns() - start;
+    if (timeout >= 0 && waited >= (uint64_t)timeout) return VIP_TIMEOUT;
+    int64_t slice = 5000000;
+    if (timeout >= 0 && (uint64_t)timeout - waited < (uint64_t)slice)
+      slice = (int64_t)((uint64_t)timeout - waited);
+    if (mask) lnic_wait(c->nic->dev, mask, slice);
+    else {
+      struct timespec ts = {0, slice};
+      nanosleep(&ts, NULL);
+    }
+  }
+}

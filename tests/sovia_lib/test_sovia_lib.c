@@ -1,0 +1,499 @@
+/* test_sovia_lib.c: SOVIA with real processes. Starts nicd (two NICs, private run directory,
+ * window names and hosts file mapping 10.77.0.1 -> node 0, 10.77.0.2 -> node 1), then runs
+ * servers on NIC 0 and clients on NIC 1 as separate processes: byte streams of 1 B to 10 MB
+ * (and 100 MB) checked by checksum with random partial reads, the paper's configurations
+ * (BASE, FLOWCNTL, COPY, REG, combining), several connections at once through sovia_poll,
+ * close from either side or both, a refused connection, and a peer killed mid-transfer (an
+ * error within seconds, never a hang). Every child runs under alarm(). Prints
+ * "N passed, N failed". */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sovia.h"
+
+static int passed, failed;
+#define CHECK(c, ...)                                                                    \
+  do {                                                                                   \
+    if (c) passed++;                                                                     \
+    else {                                                                               \
+      failed++;                                                                          \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
+      printf(__VA_ARGS__);                                                               \
+      printf("\n");                                                                      \
+      fflush(stdout);                                                                    \
+    }                                                                                    \
+  } while (0)
+
+static char rundir[96], prefix[64];
+static unsigned port_base;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void use_nic(int n) {
+  char dev[96];
+  snprintf(dev, sizeof dev, "%s%d", prefix, n);
+  setenv("SOVIA_NIC", dev, 1);
+}
+
+static struct sockaddr_in addr_of(const char *ip, unsigned port) {
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  inet_pton(AF_INET, ip, &a.sin_addr);
+  return a;
+}
+
+static int listen_on(unsigned port) {
+  int s = sovia_socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = addr_of("10.77.0.1", port);
+  if (s < 0 || sovia_bind(s, (struct sockaddr *)&a, sizeof a) || sovia_listen(s, 16)) return -1;
+  return s;
+}
+
+static int connect_to(unsigned port) {
+  int s = sovia_socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = addr_of("10.77.0.1", port);
+  for (int i = 0; i < 200; i++) {   /* the server may not listen yet */
+    if (sovia_connect(s, (struct sockaddr *)&a, sizeof a) == 0) return s;
+    if (errno != ECONNREFUSED) break;
+    usleep(10000);
+  }
+  return -1;
+}
+
+/* The stream: byte i of stream seed s. */
+static uint8_t pat(uint64_t i, unsigned seed) {
+  uint64_t x = (i >> 3) * 0x9E3779B97F4A7C15ull + seed;
+  x ^= x >> 29;
+  return (uint8_t)(x >> (8 * (i & 7)));
+}
+
+static int write_all(int s, const uint8_t *b, size_t n) {
+  size_t off = 0;
+  while (off < n) {
+    ssize_t w = sovia_send(s, b + off, n - off, 0);
+    if (w <= 0) return -1;
+    off += (size_t)w;
+  }
+  return 0;
+}
+
+/* Sends n bytes of stream seed in writes of `piece` (varied if 0). */
+static int send_stream(int s, uint64_t n, unsigned seed, size_t piece) {
+  size_t cap = 1 << 20;
+  uint8_t *b = malloc(cap);
+  uint64_t off = 0;
+  unsigned r = seed;
+  while (off < n) {
+    size_t k = piece ? piece : 1 + (r = r * 1103515245 + 12345) % (cap - 1);
+    if (k > n - off) k = (size_t)(n - off);
+    for (size_t i = 0; i < k; i++) b[i] = pat(off + i, seed);
+    if (write_all(s, b, k)) {
+      free(b);
+      return -1;
+    }
+    off += k;
+  }
+  free(b);
+  return 0;
+}
+
+/* Receives exactly n bytes with random partial reads; 0 if they match stream seed, and the
+ * connection then reports end-of-file when eof_expected. */
+static int recv_stream(int s, uint64_t n, unsigned seed, bool eof_expected) {
+  size_t cap = 1 << 20;
+  uint8_t *b = malloc(cap);
+  uint64_t off = 0;
+  unsigned r = seed * 7 + 1;
+  int rc = 0;
+  while (off < n && !rc) {
+    r = r * 1103515245 + 12345;
+    size_t k = 1 + r % ((r >> 8) % 4 ? 4096 : cap - 1);
+    ssize_t got = sovia_recv(s, b, k, 0);
+    if (got <= 0) {
+      rc = -1;
+      break;
+    }
+    for (ssize_t i = 0; i < got; i++)
+      if (b[i] != pat(off + (uint64_t)i, seed) && !rc) {
+        rc = -2;
+        fprintf(stderr, "  mismatch at byte %llu of %llu (read of %zd)\n",
+                (unsigned long long)(off + (uint64_t)i), (unsigned long long)n, got);
+        if (i + 16 <= got)
+          for (uint64_t src = 0; src < n; src++) {
+            int m = 0;
+            while (m < 16 && b[i + m] == pat(src + (uint64_t)m, seed)) m++;
+            if (m == 16) fprintf(stderr, "  ... those bytes are stream offset %llu\n", (unsigned long long)src);
+          }
+        bool allz = true;
+        for (ssize_t q = i; q < got && q < i + 64; q++) allz = allz && !b[q];
+        if (allz) fprintf(stderr, "  ... zeros\n");
+      }
+    off += (uint64_t)got;
+  }
+  if (!rc && eof_expected && sovia_recv(s, b, 1, 0) != 0) rc = -3;
+  free(b);
+  return rc;
+}
+
+/* Runs server() and client() as two processes (NIC 0 and NIC 1); true if both exit 0 in
+ * time. */
+static bool run_pair(int (*server)(void *), int (*client)(void *), void *arg, int secs) {
+  pid_t ps = fork();
+  if (ps == 0) {
+    alarm((unsigned)secs);
+    use_nic(0);
+    exit(server(arg));   /* exit, not _exit: the close finishes at exit */
+  }
+  pid_t pc = fork();
+  if (pc == 0) {
+    alarm((unsigned)secs);
+    use_nic(1);
+    exit(client(arg));
+  }
+  int st1, st2;
+  waitpid(ps, &st1, 0);
+  waitpid(pc, &st2, 0);
+  bool ok = WIFEXITED(st1) && WEXITSTATUS(st1) == 0 && WIFEXITED(st2) && WEXITSTATUS(st2) == 0;
+  if (!ok)
+    printf("  server %s %d, client %s %d\n", WIFEXITED(st1) ? "exit" : "signal",
+           WIFEXITED(st1) ? WEXITSTATUS(st1) : WTERMSIG(st1), WIFEXITED(st2) ? "exit" : "signal",
+           WIFEXITED(st2) ? WEXITSTATUS(st2) : WTERMSIG(st2));
+  return ok;
+}
+
+/* ---- streams ---- */
+struct xfer { unsigned port; uint64_t n; unsigned seed; size_t piece; int close_mode; };
+
+static int srv_stream(void *p) {
+  struct xfer *x = p;
+  int l = listen_on(x->port);
+  if (l < 0) return 10;
+  int s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 11;
+  int rc = recv_stream(s, x->n, x->seed, true);
+  if (rc) return 20 - rc;
+  uint32_t ok = 0x600d;
+  if (write_all(s, (uint8_t *)&ok, sizeof ok)) return 13;
+  sovia_close(s);
+  sovia_close(l);
+  return 0;
+}
+
+static int cli_stream(void *p) {
+  struct xfer *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  if (send_stream(s, x->n, x->seed, x->piece)) return 31;
+  if (sovia_shutdown(s, SHUT_WR)) return 32;
+  uint32_t ok = 0;
+  if (sovia_recv(s, &ok, sizeof ok, MSG_WAITALL) != sizeof ok || ok != 0x600d) return 33;
+  ssize_t eof = sovia_recv(s, &ok, 1, 0);
+  if (eof != 0) {
+    fprintf(stderr, "  end-of-file read gave %zd (%s)\n", eof, strerror(errno));
+    return 34;
+  }
+  sovia_close(s);
+  return 0;
+}
+
+static const char *only;   /* run only the streams whose name contains this */
+
+static void t_stream(uint64_t n, size_t piece, const char *what) {
+  static unsigned k;
+  if (only && !strstr(what, only)) {
+    k++;
+    return;
+  }
+  struct xfer x = {port_base + k++, n, 1000 + k, piece, 0};
+  double t0 = now_s();
+  bool ok = run_pair(srv_stream, cli_stream, &x, 90);
+  double dt = now_s() - t0;
+  CHECK(ok, "stream %s of %llu bytes", what, (unsigned long long)n);
+  if (ok && n >= (1u << 20))
+    printf("  %s: %llu bytes in %.2f s (%.0f MB/s)\n", what, (unsigned long long)n, dt,
+           (double)n / dt / 1e6);
+}
+
+/* ---- several connections at once ---- */
+#define NCONN 6
+static int srv_multi(void *p) {
+  struct xfer *x = p;
+  int l = listen_on(x->port);
+  if (l < 0) return 10;
+  int s[NCONN];
+  uint64_t got[NCONN] = {0};
+  bool done[NCONN] = {0};
+  for (int i = 0; i < NCONN; i++)
+    if ((s[i] = sovia_accept(l, NULL, NULL)) < 0) return 11;
+  uint8_t *b = malloc(65536);
+  int left = NCONN, bad = 0;
+  while (left) {
+    struct pollfd pf[NCONN];
+    for (int i = 0; i < NCONN; i++) pf[i] = (struct pollfd){.fd = done[i] ? -1 : s[i], .events = POLLIN};
+    if (sovia_poll(pf, NCONN, 10000) <= 0) return 12;
+    for (int i = 0; i < NCONN; i++) {
+      if (done[i] || !(pf[i].revents & POLLIN)) continue;
+      ssize_t r = sovia_recv(s[i], b, 65536, 0);
+      if (r < 0) return 13;
+      if (r == 0) {
+        done[i] = true;
+        left--;
+        if (got[i] != x->n) bad++;
+        uint32_t ok = 0x600d;
+        write_all(s[i], (uint8_t *)&ok, 4);
+        sovia_close(s[i]);
+        continue;
+      }
+      /* each client's first byte names its seed; the rest follows the stream */
+      for (ssize_t j = 0; j < r; j++)
+        if (b[j] != pat(got[i] + (uint64_t)j, 77)) bad++;
+      got[i] += (uint64_t)r;
+    }
+  }
+  free(b);
+  sovia_close(l);
+  return bad ? 14 : 0;
+}
+
+static int cli_multi(void *p) {
+  struct xfer *x = p;
+  pid_t kids[NCONN];
+  for (int i = 0; i < NCONN; i++) {
+    if ((kids[i] = fork()) == 0) {
+      int s = connect_to(x->port);
+      if (s < 0) _exit(30);
+      if (send_stream(s, x->n, 77, 0)) _exit(31);
+      sovia_shutdown(s, SHUT_WR);
+      uint32_t ok = 0;
+      if (sovia_recv(s, &ok, 4, MSG_WAITALL) != 4 || ok != 0x600d) _exit(32);
+      sovia_close(s);
+      exit(0);
+    }
+  }
+  int bad = 0;
+  for (int i = 0; i < NCONN; i++) {
+    int st;
+    waitpid(kids[i], &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) bad++;
+  }
+  return bad ? 40 : 0;
+}
+
+/* ---- close from either side or both ---- */
+static int srv_close(void *p) {
+  struct xfer *x = p;
+  int l = listen_on(x->port);
+  int s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 11;
+  if (recv_stream(s, x->n, 5, false)) return 12;
+  if (send_stream(s, x->n, 6, 0)) return 13;
+  if (x->close_mode == 1) {              /* server closes first, then the client does */
+    sovia_close(s);
+  } else {                               /* the client closes first (mode 0), or both */
+    if (x->close_mode == 0) {
+      char c;
+      if (sovia_recv(s, &c, 1, 0) != 0) return 14;
+    }
+    sovia_close(s);
+  }
+  sovia_close(l);
+  return 0;
+}
+
+static int cli_close(void *p) {
+  struct xfer *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  if (send_stream(s, x->n, 5, 0)) return 31;
+  if (recv_stream(s, x->n, 6, false)) return 32;
+  if (x->close_mode == 1) {
+    char c;
+    if (sovia_recv(s, &c, 1, 0) != 0) return 33;
+  }
+  sovia_close(s);
+  return 0;
+}
+
+/* ---- a peer killed mid-transfer ---- */
+static int srv_sink(void *p) {
+  struct xfer *x = p;
+  int l = listen_on(x->port);
+  int s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 11;
+  uint8_t b[4096];
+  for (;;)
+    if (sovia_recv(s, b, sizeof b, 0) <= 0) return 12;
+}
+
+static int cli_flood_until_error(void *p) {
+  struct xfer *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  uint8_t *b = calloc(1, 65536);
+  for (;;) {
+    ssize_t w = sovia_send(s, b, 65536, 0);
+    if (w < 0) return errno == ECONNRESET || errno == EPIPE ? 0 : 31;
+  }
+}
+
+static void t_killed(bool kill_receiver) {
+  struct xfer x = {port_base + 900 + kill_receiver, 0, 0, 0, 0};
+  pid_t ps = fork();
+  if (ps == 0) {
+    alarm(60);
+    use_nic(0);
+    exit(kill_receiver ? srv_sink(&x) : 0);
+  }
+  if (!kill_receiver) {   /* the sender dies: a server reading must see an error */
+    waitpid(ps, NULL, 0);
+    ps = fork();
+    if (ps == 0) {
+      alarm(60);
+      use_nic(0);
+      int l = listen_on(x.port), s = sovia_accept(l, NULL, NULL);
+      uint8_t b[4096];
+      ssize_t r;
+      while ((r = sovia_recv(s, b, sizeof b, 0)) > 0) {}
+      _exit(r < 0 && errno == ECONNRESET ? 0 : 50);
+    }
+    pid_t pc = fork();
+    if (pc == 0) {
+      use_nic(1);
+      int s = connect_to(x.port);
+      uint8_t *b = calloc(1, 65536);
+      for (;;) sovia_send(s, b, 65536, 0);
+    }
+    usleep(500000);
+    kill(pc, SIGKILL);
+    waitpid(pc, NULL, 0);
+    double t0 = now_s();
+    int st;
+    waitpid(ps, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "receiver of a killed sender: status %d", st);
+    CHECK(now_s() - t0 < 10, "receiver noticed in %.1f s", now_s() - t0);
+    return;
+  }
+  pid_t pc = fork();
+  if (pc == 0) {
+    alarm(60);
+    use_nic(1);
+    exit(cli_flood_until_error(&x));
+  }
+  usleep(500000);
+  kill(ps, SIGKILL);
+  waitpid(ps, NULL, 0);
+  double t0 = now_s();
+  int st;
+  waitpid(pc, &st, 0);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sender to a killed receiver: status %d", st);
+  CHECK(now_s() - t0 < 10, "sender noticed in %.1f s", now_s() - t0);
+}
+
+static int cli_refused(void *p) {
+  (void)p;
+  int s = sovia_socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = addr_of("10.77.0.1", 9);
+  if (sovia_connect(s, (struct sockaddr *)&a, sizeof a) == 0 || errno != ECONNREFUSED) return 1;
+  struct sockaddr_in b = addr_of("192.0.2.1", 80);
+  if (sovia_connect(s, (struct sockaddr *)&b, sizeof b) == 0 || errno != ENETUNREACH) return 2;
+  sovia_close(s);
+  return 0;
+}
+static int nothing(void *p) {
+  (void)p;
+  return 0;
+}
+
+static pid_t start_nicd(void) {
+  pid_t p = fork();
+  if (p == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    execl("build/bin/nicd", "nicd", "-n", "2", "--fast", "--run", rundir, "--prefix", prefix,
+          (char *)0);
+    _exit(127);
+  }
+  return p;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);   /* children must not inherit buffered output */
+  bool big = argc > 1 && !strcmp(argv[1], "--big");
+  if (argc > 2 && !strcmp(argv[1], "--only")) only = argv[2];
+  snprintf(rundir, sizeof rundir, "/tmp/sovia-test-%d", (int)getpid());
+  snprintf(prefix, sizeof prefix, "/svt%d-nic", (int)getpid());
+  port_base = 2000;
+  mkdir(rundir, 0700);
+  char path[160];
+  snprintf(path, sizeof path, "%s/hosts", rundir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "nic0 0\nnic1 1\n10.77.0.1 0\n10.77.0.2 1\n");
+  fclose(f);
+  setenv("VERINIC_RUN", rundir, 1);
+  pid_t nicd = start_nicd();
+  snprintf(path, sizeof path, "%s/nicd.sock", rundir);
+  for (int i = 0; i < 500 && access(path, F_OK); i++) usleep(10000);
+  usleep(100000);
+  CHECK(access(path, F_OK) == 0, "nicd did not start");
+
+  t_stream(1, 0, "1 byte");
+  t_stream(100, 0, "100 B");
+  t_stream(2048, 2048, "2 KB in 2 KB sends (copied)");
+  t_stream(2049, 2049, "2049 B (registered)");
+  t_stream(65536 + 7, 0, "64 KB, varied sends");
+  t_stream(1 << 20, 4, "1 MB in 4-byte sends (combined)");
+  t_stream(1 << 20, 0, "1 MB, varied sends");
+  t_stream(10u << 20, 1 << 20, "10 MB in 1 MB sends");
+  setenv("SOVIA_COMBINE", "0", 1);
+  t_stream(256 << 10, 16, "256 KB in 16-byte sends, combining off");
+  unsetenv("SOVIA_COMBINE");
+  setenv("SOVIA_W", "1", 1);
+  setenv("SOVIA_T", "1", 1);
+  t_stream(1 << 20, 0, "1 MB, BASE (w=1 t=1)");
+  setenv("SOVIA_W", "32", 1);
+  t_stream(1 << 20, 0, "1 MB, FLOWCNTL (w=32 t=1)");
+  unsetenv("SOVIA_W");
+  unsetenv("SOVIA_T");
+  setenv("SOVIA_COPY_THRESHOLD", "1000000000", 1);
+  t_stream(4 << 20, 0, "4 MB, COPY");
+  setenv("SOVIA_COPY_THRESHOLD", "0", 1);
+  t_stream(4 << 20, 0, "4 MB, REG");
+  unsetenv("SOVIA_COPY_THRESHOLD");
+  if (big) t_stream(100u << 20, 1 << 20, "100 MB in 1 MB sends");
+
+  if (only) goto done;
+  struct xfer m = {port_base + 500, 1 << 20, 0, 0, 0};
+  CHECK(run_pair(srv_multi, cli_multi, &m, 90), "%d connections at once", NCONN);
+  for (int mode = 0; mode < 3; mode++) {
+    struct xfer c = {port_base + 600 + (unsigned)mode, 100000, 0, 0, mode};
+    CHECK(run_pair(srv_close, cli_close, &c, 30), "close: %s",
+          mode == 0 ? "client first" : mode == 1 ? "server first" : "both at once");
+  }
+  CHECK(run_pair(nothing, cli_refused, NULL, 30), "refused and unreachable connects");
+  t_killed(true);
+  t_killed(false);
+
+done:
+  kill(nicd, SIGTERM);
+  waitpid(nicd, NULL, 0);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", rundir);
+  if (system(cmd)) {}
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}

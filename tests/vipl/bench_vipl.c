@@ -1,0 +1,329 @@
+/* `make bench-vipl`: native VIPL over nicd (--fast: transfers take no emulated time, so this
+ * measures the host library, the firmware and the emulation) beside kernel TCP over loopback,
+ * measured in the same run. Ping-pong latency (RTT/2, median and p99) for 4 B..32 KiB and
+ * streaming bandwidth for 4 B..1 MiB, printed as one table. Not part of `make test`. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nicd_run.h"
+#include "vipl.h"
+
+#define MAXMSG (1u << 20)
+#define WINDOW 24           /* sends ahead of the receiver's credit (its ring holds 32) */
+#define NPOST 64
+
+static const uint32_t lat_sizes[] = {4, 64, 256, 1024, 4096, 16384, 32768};
+static const uint32_t bw_sizes[] = {4, 64, 1024, 4096, 16384, 65536, 262144, 1u << 20};
+#define NLAT (sizeof lat_sizes / sizeof lat_sizes[0])
+#define NBW (sizeof bw_sizes / sizeof bw_sizes[0])
+
+struct result { double lat_med[NLAT], lat_p99[NLAT], bw[NBW]; };
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static unsigned iters_lat(uint32_t sz) { return sz <= 4096 ? 2000 : 500; }
+static unsigned iters_bw(uint32_t sz) {
+  unsigned n = (unsigned)((64u << 20) / sz);
+  return n < 200 ? 200 : n > 20000 ? 20000 : n;
+}
+
+/* ---- VIPL ---- */
+struct vep {
+  VIP_NIC_HANDLE nic;
+  VIP_VI_HANDLE vi;
+  VIP_MEM_HANDLE mh;
+  uint8_t *buf;
+  VIP_DESCRIPTOR *rd, *sd;   /* NPOST each */
+};
+
+static void die(const char *what) {
+  fprintf(stderr, "bench-vipl: %s\n", what);
+  exit(1);
+}
+
+static void vep_open(struct vep *e, int node) {
+  char dev[8];
+  snprintf(dev, sizeof dev, "nic%d", node);
+  VIP_PROTECTION_HANDLE pt;
+  if (VipOpenNic(dev, &e->nic) || VipCreatePtag(e->nic, &pt)) die("open");
+  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
+                         .MaxTransferSize = MAXMSG, .Ptag = pt};
+  if (VipCreateVi(e->nic, &a, NULL, NULL, &e->vi)) die("create vi");
+  size_t len = 2 * (size_t)MAXMSG + 2 * NPOST * sizeof(VIP_DESCRIPTOR);
+  e->buf = aligned_alloc(4096, len);
+  memset(e->buf, 0, len);
+  VIP_MEM_ATTRIBUTES ma = {.Ptag = pt};
+  if (VipRegisterMem(e->nic, e->buf, len, &ma, &e->mh)) die("register");
+  e->rd = (VIP_DESCRIPTOR *)(e->buf + 2 * (size_t)MAXMSG);
+  e->sd = e->rd + NPOST;
+  uint8_t raw[16];
+  VIP_NET_ADDRESS *ad = (VIP_NET_ADDRESS *)raw;
+  ad->HostAddressLen = 2, ad->DiscriminatorLen = 1;
+  ad->HostAddress[0] = 0, ad->HostAddress[2] = 7;
+  if (node == 0) {
+    ad->HostAddress[1] = 0;
+    uint8_t rraw[16];
+    VIP_CONN_HANDLE c;
+    VIP_VI_ATTRIBUTES ra;
+    for (int i = 0; i < NPOST; i++) {   /* receives first: Reliable Delivery */
+      VIP_DESCRIPTOR *d = &e->rd[i];
+      d->CS.SegCount = 1;
+      d->DS[0].Local.Data.Address = e->buf;
+      d->DS[0].Local.Handle = e->mh;
+      d->DS[0].Local.Length = MAXMSG;
+      VipPostRecv(e->vi, d, e->mh);
+    }
+    if (VipConnectWait(e->nic, ad, 20000, (VIP_NET_ADDRESS *)rraw, &ra, &c)) die("wait");
+    if (VipConnectAccept(c, e->vi)) die("accept");
+  } else {
+    for (int i = 0; i < NPOST; i++) {
+      VIP_DESCRIPTOR *d = &e->rd[i];
+      d->CS.SegCount = 1;
+      d->DS[0].Local.Data.Address = e->buf;
+      d->DS[0].Local.Handle = e->mh;
+      d->DS[0].Local.Length = MAXMSG;
+      VipPostRecv(e->vi, d, e->mh);
+    }
+    ad->HostAddress[1] = 0;
+    VIP_VI_ATTRIBUTES ra;
+    if (VipConnectRequest(e->vi, NULL, ad, 20000, &ra)) die("connect");
+  }
+}
+
+static void vsend(struct vep *e, unsigned k, uint32_t len, uint32_t imm) {
+  VIP_DESCRIPTOR *d = &e->sd[k % NPOST];
+  d->CS.Control = VIP_CONTROL_OP_SENDRECV | VIP_CONTROL_IMMEDIATE;
+  d->CS.ImmediateData = imm;
+  d->CS.SegCount = 1;
+  d->CS.Length = len;
+  d->DS[0].Local.Data.Address = e->buf + MAXMSG;
+  d->DS[0].Local.Handle = e->mh;
+  d->DS[0].Local.Length = len;
+  if (VipPostSend(e->vi, d, e->mh)) die("post send");
+}
+
+static void vreap_sends(struct vep *e, bool all, unsigned *outstanding) {
+  VIP_DESCRIPTOR *d;
+  while (*outstanding && (all ? VipSendWait(e->vi, 10000, &d) : VipSendDone(e->vi, &d)) == VIP_SUCCESS) {
+    if (d->CS.Status != VIP_STATUS_DONE) die("send failed");
+    (*outstanding)--;
+  }
+}
+
+static uint32_t vrecv(struct vep *e) {
+  VIP_DESCRIPTOR *d;
+  if (VipRecvWait(e->vi, 10000, &d) != VIP_SUCCESS || (d->CS.Status & VIP_STATUS_ERROR_MASK))
+    die("recv");
+  uint32_t imm = d->CS.ImmediateData;
+  d->CS.Control = 0;
+  if (VipPostRecv(e->vi, d, e->mh)) die("repost");
+  return imm;
+}
+
+/* node 0 echoes; node 1 measures and writes its results to fd. */
+static void vipl_side(int node, int fd) {
+  struct vep e;
+  vep_open(&e, node);
+  struct result res = {0};
+  unsigned out = 0;
+  double *s = malloc(sizeof(double) * 2000);
+  for (unsigned li = 0; li < NLAT; li++) {
+    uint32_t sz = lat_sizes[li];
+    unsigned n = iters_lat(sz);
+    for (unsigned i = 0; i < n + 10; i++) {
+      if (node == 1) {
+        double t0 = now_us();
+        vsend(&e, i, sz, i), out++;
+        vrecv(&e);
+        if (i >= 10) s[i - 10] = (now_us() - t0) / 2;
+      } else {
+        vrecv(&e);
+        vsend(&e, i, sz, i), out++;
+      }
+      vreap_sends(&e, false, &out);
+    }
+    if (node == 1) {
+      qsort(s, n, sizeof *s, cmpd);
+      res.lat_med[li] = s[n / 2];
+      res.lat_p99[li] = s[n * 99 / 100];
+    }
+  }
+  vreap_sends(&e, true, &out);
+  /* Streaming, node 1 -> node 0; node 0 returns a credit every 8 messages. */
+  for (unsigned bi = 0; bi < NBW; bi++) {
+    uint32_t sz = bw_sizes[bi];
+    unsigned n = iters_bw(sz);
+    if (node == 1) {
+      double t0 = now_us();
+      unsigned credit = 0;
+      for (unsigned i = 0; i < n; i++) {
+        while (i >= credit + WINDOW) credit = vrecv(&e);
+        vsend(&e, i, sz, i), out++;
+        vreap_sends(&e, false, &out);
+      }
+      while (credit < n) credit = vrecv(&e);
+      res.bw[bi] = (double)sz * n / (now_us() - t0);   /* bytes/us = MB/s */
+      vreap_sends(&e, true, &out);
+    } else {
+      for (unsigned i = 0; i < n; i++) {
+        vrecv(&e);
+        if ((i + 1) % 8 == 0 || i + 1 == n) {
+          vsend(&e, i, 0, i + 1), out++;
+          vreap_sends(&e, false, &out);
+        }
+      }
+      vreap_sends(&e, true, &out);
+    }
+  }
+  if (node == 1 && write(fd, &res, sizeof res) != sizeof res) die("result");
+  free(s);
+  if (node == 0) {
+    struct timespec ts = {0, 200000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* ---- TCP over loopback ---- */
+static void full_write(int fd, const void *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w <= 0) die("tcp write");
+    p = (const char *)p + w, n -= (size_t)w;
+  }
+}
+static void full_read(int fd, void *p, size_t n) {
+  while (n) {
+    ssize_t r = read(fd, p, n);
+    if (r <= 0) die("tcp read");
+    p = (char *)p + r, n -= (size_t)r;
+  }
+}
+
+static void tcp_side(int node, int port, int fd) {
+  int s;
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  if (node == 0) {
+    int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 1)) die("tcp listen");
+    if (write(fd, "l", 1) != 1) die("pipe");
+    s = accept(l, NULL, NULL);
+    close(l);
+  } else {
+    s = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(s, (struct sockaddr *)&a, sizeof a)) die("tcp connect");
+  }
+  int one = 1;
+  setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  uint8_t *buf = calloc(1, MAXMSG);
+  struct result res = {0};
+  double *smp = malloc(sizeof(double) * 2000);
+  for (unsigned li = 0; li < NLAT; li++) {
+    uint32_t sz = lat_sizes[li];
+    unsigned n = iters_lat(sz);
+    for (unsigned i = 0; i < n + 10; i++) {
+      if (node == 1) {
+        double t0 = now_us();
+        full_write(s, buf, sz);
+        full_read(s, buf, sz);
+        if (i >= 10) smp[i - 10] = (now_us() - t0) / 2;
+      } else {
+        full_read(s, buf, sz);
+        full_write(s, buf, sz);
+      }
+    }
+    if (node == 1) {
+      qsort(smp, n, sizeof *smp, cmpd);
+      res.lat_med[li] = smp[n / 2];
+      res.lat_p99[li] = smp[n * 99 / 100];
+    }
+  }
+  for (unsigned bi = 0; bi < NBW; bi++) {
+    uint32_t sz = bw_sizes[bi];
+    unsigned n = iters_bw(sz);
+    if (node == 1) {
+      double t0 = now_us();
+      for (unsigned i = 0; i < n; i++) full_write(s, buf, sz);
+      char ack;
+      full_read(s, &ack, 1);
+      res.bw[bi] = (double)sz * n / (now_us() - t0);
+    } else {
+      for (unsigned i = 0; i < n; i++) full_read(s, buf, sz);
+      full_write(s, "a", 1);
+    }
+  }
+  if (node == 1 && write(fd, &res, sizeof res) != sizeof res) die("result");
+  close(s);
+  free(buf);
+  free(smp);
+}
+
+static int run_pair(void (*fn)(int, int, int), int port, struct result *out) {
+  int p[2];
+  if (pipe(p)) return -1;
+  pid_t a = fork();
+  if (a == 0) {
+    fn(0, port, p[1]);
+    _exit(0);
+  }
+  if (port) {   /* TCP: wait until the listener is up */
+    char c;
+    if (read(p[0], &c, 1) != 1) return -1;
+  }
+  pid_t b = fork();
+  if (b == 0) {
+    fn(1, port, p[1]);
+    _exit(0);
+  }
+  int ok = read(p[0], out, sizeof *out) == sizeof *out ? 0 : -1;
+  waitpid(a, NULL, 0);
+  waitpid(b, NULL, 0);
+  close(p[0]), close(p[1]);
+  return ok;
+}
+
+static void vipl_fn(int node, int port, int fd) { (void)port, vipl_side(node, fd); }
+static void tcp_fn(int node, int port, int fd) { tcp_side(node, port, fd); }
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  struct result v, t;
+  pid_t nicd = nicd_start(2, true);
+  if (nicd <= 0) return 1;
+  int rv = run_pair(vipl_fn, 0, &v);
+  nicd_stop(nicd, false);
+  int rt = run_pair(tcp_fn, 20000 + getpid() % 20000, &t);
+  if (rv || rt) {
+    fprintf(stderr, "bench-vipl: a run failed (vipl %d, tcp %d)\n", rv, rt);
+    return 1;
+  }
+  printf("Ping-pong latency, RTT/2 in microseconds (nicd --fast; TCP over loopback)\n");
+  printf("%10s | %12s %12s | %12s %12s\n", "size (B)", "VIPL median", "VIPL p99", "TCP median",
+         "TCP p99");
+  for (unsigned i = 0; i < NLAT; i++)
+    printf("%10u | %12.2f %12.2f | %12.2f %12.2f\n", lat_sizes[i], v.lat_med[i], v.lat_p99[i],
+           t.lat_med[i], t.lat_p99[i]);
+  printf("\nStreaming bandwidth, MB/s (10^6 bytes/s)\n");
+  printf("%10s | %12s | %12s\n", "size (B)", "VIPL", "TCP");
+  for (unsigned i = 0; i < NBW; i++)
+    printf("%10u | %12.1f | %12.1f\n", bw_sizes[i], v.bw[i], t.bw[i]);
+  return 0;
+}

@@ -1,0 +1,28 @@
+# tests/vipl: libnic and VIPL tests (unit tests against an in-process NIC window; end-to-end
+# tests against nicd), and the VIPL benchmark (`make bench-vipl`, not part of `make test`).
+VIPL_T := $(B)/tests/vipl
+$(B)/obj/tests/vipl/%.o $(B)/san/tests/vipl/%.o: INCLUDES += $(VIPL_INCLUDES)
+
+VIPL_UNIT := test_libnic test_vipl_api
+TEST_BINS += $(VIPL_UNIT:%=$(VIPL_T)/%)
+TESTS     += $(VIPL_UNIT:%=$(VIPL_T)/%)
+
+# End to end: real processes over a private nicd (needs build/bin/nicd).
+TEST_BINS += $(VIPL_T)/test_vipl_e2e
+TESTS     += $(VIPL_T)/test_vipl_e2e
+$(VIPL_T)/test_vipl_e2e: $(B)/san/tests/vipl/test_vipl_e2e.o $(B)/san/tests/vipl/nicd_run.o $(VIPL_LIB_SAN) $(NICD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) -o $@
+
+$(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/fakenic.o $(VIPL_LIB_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) -o $@
+
+# The benchmark: optimized build, not part of `make test`.
+.PHONY: bench-vipl
+bench-vipl: $(VIPL_T)/bench_vipl $(NICD)
+	$(VIPL_T)/bench_vipl
+
+$(VIPL_T)/bench_vipl: $(B)/obj/tests/vipl/bench_vipl.o $(B)/obj/tests/vipl/nicd_run.o $(VIPL_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) -o $@
