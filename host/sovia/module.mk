@@ -1,5 +1,4 @@
-# host/sovia: SOVIA, sockets over VIPL (build/lib/libsovia.a, sanitized copy for the tests),
-# and the LD_PRELOAD shim build/lib/libsovia_preload.so.
+# host/sovia: SOVIA, sockets over VIPL (build/lib/libsovia.a, sanitized copy for the tests).
 SOVIA_SRCS     := $(filter-out host/sovia/preload.c,$(sort $(wildcard host/sovia/*.c)))
 SOVIA_OBJS     := $(SOVIA_SRCS:%.c=$(B)/obj/%.o)
 SOVIA_SAN_OBJS := $(SOVIA_SRCS:%.c=$(B)/san/%.o)
