@@ -192,19 +192,23 @@ void esm_print_trigger(Buf *b, Transition *t) {
   }
 }
 
+void esm_print_label(Buf *b, Transition *t) {
+  esm_print_trigger(b, t);
+  if (t->guard) {
+    buf_puts(b, " [");
+    esm_print_expr(b, t->guard);
+    buf_puts(b, "]");
+  }
+  if (t->actions) {
+    buf_puts(b, " / ");
+    esm_print_actions(b, t->actions);
+  }
+}
+
 char *esm_transition_text(State *s, Transition *t, size_t max) {
   Buf b = {0};
   buf_printf(&b, "%s: %s", s->name, t->trig == TR_WHEN ? "" : "on ");
-  esm_print_trigger(&b, t);
-  if (t->guard) {
-    buf_puts(&b, " [");
-    esm_print_expr(&b, t->guard);
-    buf_puts(&b, "]");
-  }
-  if (t->actions) {
-    buf_puts(&b, " / ");
-    esm_print_actions(&b, t->actions);
-  }
+  esm_print_label(&b, t);
   buf_printf(&b, " -> %s", t->target_name);
   if (b.len > max && max > 3) {
     b.len = max - 3;

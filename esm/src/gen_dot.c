@@ -40,16 +40,7 @@ static void quoted(Buf *b, const char *s, int wrap) {
 
 static char *edge_label(Transition *t) {
   Buf b = {0};
-  esm_print_trigger(&b, t);
-  if (t->guard) {
-    buf_puts(&b, " [");
-    esm_print_expr(&b, t->guard);
-    buf_puts(&b, "]");
-  }
-  if (t->actions) {
-    buf_puts(&b, " / ");
-    esm_print_actions(&b, t->actions);
-  }
+  esm_print_label(&b, t);
   char *s = arena_strdup(b.data);
   buf_free(&b);
   return s;

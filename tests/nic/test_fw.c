@@ -19,17 +19,7 @@
 #define PTAG 0x5151u
 #define MEMLEN (12u << 20)
 
-static int passed, failed;
-#define CHECK(c, ...)                                                          \
-  do {                                                                         \
-    if (c) passed++;                                                           \
-    else {                                                                     \
-      failed++;                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
-      printf(__VA_ARGS__);                                                     \
-      printf("\n");                                                            \
-    }                                                                          \
-  } while (0)
+#include "../check.h"
 
 struct rig {
   struct fabric *fab;

@@ -22,17 +22,7 @@
 
 #define PTAG 0x77u
 
-static int passed, failed;
-#define CHECK(c, ...)                                                          \
-  do {                                                                         \
-    if (c) passed++;                                                           \
-    else {                                                                     \
-      failed++;                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
-      printf(__VA_ARGS__);                                                     \
-      printf("\n");                                                            \
-    }                                                                          \
-  } while (0)
+#include "../check.h"
 
 static char rundir[64], sockpath[96], prefix[64];
 

@@ -23,18 +23,7 @@
 
 #include "sovia.h"
 
-static int passed, failed;
-#define CHECK(c, ...)                                                                    \
-  do {                                                                                   \
-    if (c) passed++;                                                                     \
-    else {                                                                               \
-      failed++;                                                                          \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-      printf(__VA_ARGS__);                                                               \
-      printf("\n");                                                                      \
-      fflush(stdout);                                                                    \
-    }                                                                                    \
-  } while (0)
+#include "../check.h"
 
 static char rundir[96], prefix[64];
 static unsigned port_base;
