@@ -252,7 +252,8 @@ static int do_recv(struct cpu *c) {
   int32_t *d = var_range(c, v[0], v[2]);
   uint32_t off = (uint32_t)v[1], len = (uint32_t)v[2];
   if (d == NULL || off > c->m->len || len > c->m->len - off) return VM_R_FAULT_BOUNDS;
-  copy_in(d, c->m->payload + off, len);
+  if (len > 0) /* an empty message may have no payload at all */
+    copy_in(d, c->m->payload + off, len);
   return CONT;
 }
 
