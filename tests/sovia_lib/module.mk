@@ -9,3 +9,6 @@ TESTS     += $(SOVIA_T)/test_sovia_lib
 $(SOVIA_T)/test_sovia_lib: $(B)/san/tests/sovia_lib/test_sovia_lib.o $(SOVIA_LIB_SAN) $(VIPL_LIB_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $< $(SOVIA_LIB_SAN) $(VIPL_LIB_SAN) -lpthread -lrt -o $@
+
+# The LD_PRELOAD shim with an unmodified nc (needs build/lib/libsovia_preload.so, in BINS).
+TESTS     += tests/sovia_lib/preload.sh
