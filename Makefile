@@ -37,6 +37,9 @@ test: deps-check $(BINS) $(TEST_BINS) $(FUZZ_BINS)
 demo: deps-check $(BINS)
 	@scripts/demo.sh
 
+# Benchmarks print tables; they are not part of `make test`.
+bench: bench-vm bench-vipl
+
 # Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.
 verify: deps-check $(VERIFY_MODELS)
 	@ESMC=$(ESMC) models/verify.sh $(VERIFY_MODELS)
