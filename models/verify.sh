@@ -230,8 +230,11 @@ verify_model() {
   cd "$work"
 }
 
+# Paths are made absolute first: verify_model changes directory.
+for i in "${!models[@]}"; do
+  case ${models[$i]} in /*) ;; *) models[$i]=$PWD/${models[$i]} ;; esac
+done
 for m in "${models[@]}"; do
-  case $m in /*) ;; *) m=$PWD/$m ;; esac
   verify_model "$m"
 done
 wait
