@@ -12,8 +12,9 @@ int hw_futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns)
 void hw_futex_wake(_Atomic uint32_t *word);
 uint64_t hw_mono_ns(void);
 
-/* Spin iterations before sleeping: a doorbell usually arrives within a few microseconds of
- * the previous completion in a ping-pong, and a futex round trip costs about as much. */
-#define HW_SPIN_POLLS 2000
+/* How long hwin_wait_irq/hwin_nic_wait spin before sleeping (nanoseconds): a signal often
+ * comes within microseconds, and a futex wake-up costs about as much; longer spins only burn
+ * a CPU that a loaded two-core machine needs for the peer. */
+#define HW_SPIN_NS 10000
 
 #endif

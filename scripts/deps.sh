@@ -10,6 +10,7 @@ NEEDS=(
   "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev"
   "nc:netcat-openbsd" "ss:iproute2"
   "frama-c:frama-c-base" "why3:why3" "z3:z3" "cvc4:cvc4"
+  "gnuplot:gnuplot-nox"     # plots of `make bench-sovia`
 )
 
 missing=()

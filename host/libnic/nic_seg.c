@@ -22,9 +22,12 @@ static struct lnic_seg *seg_list;  /* sorted by address */
 static uintptr_t seg_start(const struct lnic_seg *s) { return (uintptr_t)s->hm.base; }
 static uintptr_t seg_end(const struct lnic_seg *s) { return (uintptr_t)s->hm.base + s->hm.len; }
 
-/* A program that exits without deregistering must not leave segment names behind. */
+/* A program that exits without deregistering must not leave segment names behind. Under the
+ * lock: another thread (SOVIA's close thread) may still be releasing segments at exit. */
 static void unlink_all_at_exit(void) {
+  pthread_mutex_lock(&seg_lock);
   for (struct lnic_seg *s = seg_list; s; s = s->next) shm_unlink(s->hm.name);
+  pthread_mutex_unlock(&seg_lock);
 }
 
 static void seg_insert(struct lnic_seg *s) {

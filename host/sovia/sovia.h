@@ -17,11 +17,12 @@ extern "C" {
 #endif
 
 #define SOL_SOVIA 0x5356            /* setsockopt level of the options below (int values) */
-#define SOVIA_SO_W              1   /* window w, messages (before connect/listen only) */
-#define SOVIA_SO_T              2   /* delayed-ACK threshold t, 1 <= t <= w (before connect) */
+#define SOVIA_SO_W              1   /* window w, DATA messages (before connect/listen only) */
+#define SOVIA_SO_T              2   /* delayed-ACK threshold t, 1 <= t <= max(w-1, 1) (before) */
 #define SOVIA_SO_COPY_THRESHOLD 3   /* bytes: sends up to this are copied, larger registered */
 #define SOVIA_SO_COMBINE        4   /* 0/1: small-message combining (TCP_NODELAY turns it off) */
 #define SOVIA_SO_COMBINE_US     5   /* combining timer, microseconds */
+#define SOVIA_SO_INFLIGHT_MAX   6   /* read only: the most DATA packets ever unacknowledged */
 
 int sovia_socket(int domain, int type, int protocol);
 int sovia_bind(int fd, const struct sockaddr *addr, socklen_t len);

@@ -121,6 +121,7 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   l->qh = (l->qh + 1) % l->qcap;
   l->qn--;
   ns->kind = SV_CONN;
+  ns->connect_told = true;
   ns->c = c;
   ns->cfg = s->cfg;
   ns->local = c->local;
@@ -145,42 +146,19 @@ int sovia_connect(int fd, const struct sockaddr *addr, socklen_t len) {
   struct sv_sock *s = sv_sock_get(fd);
   const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
   if (!s) FAIL(EBADF);
-  if (s->kind == SV_CONN) FAIL(EISCONN);
+  if (s->kind == SV_CONNECTING_SOCK) FAIL(EALREADY);
+  if (s->kind == SV_CONN) {
+    if (s->connect_told) FAIL(EISCONN);
+    s->connect_told = true;   /* a non-blocking connect finished: the first look says so */
+    goto out;
+  }
   if (s->kind != SV_NEW) FAIL(EINVAL);
   if (!a || len < sizeof *a || a->sin_family != AF_INET) FAIL(EAFNOSUPPORT);
   unsigned node, port = ntohs(a->sin_port);
   if (sv_addr_node(a, &node)) FAIL(ENETUNREACH);
   if (!port || !sv_listener_alive(node, port)) FAIL(ECONNREFUSED);
-  struct sv_cfg cfg = s->cfg;
-  s->kind = SV_CONN;        /* reserved while we wait unlocked */
-  sv_unlock();
-  int err = 0;
-  struct sv_conn *c = sv_conn_new(&cfg, &err);
-  VIP_RETURN r = VIP_ERROR_RESOURCE;
-  unsigned lport = 0;
-  if (c) {
-    struct { VIP_NET_ADDRESS a; uint8_t more[64]; } la, ra;
-    sv_lock();
-    lport = s->bound && ntohs(s->local.sin_port) ? ntohs(s->local.sin_port) : G.next_port++;
-    if (G.next_port > 65535) G.next_port = 49152;
-    sv_unlock();
-    sv_disc(G.node, lport, &la.a);
-    sv_disc(node, port, &ra.a);
-    VIP_VI_ATTRIBUTES rat;
-    r = VipConnectRequest(c->vi, &la.a, &ra.a, cfg.connect_ms, &rat);
-  }
-  sv_lock();
-  if (!c || r != VIP_SUCCESS) {
-    if (c) sv_conn_free(c);
-    s->kind = SV_NEW;
-    FAIL(!c ? err : r == VIP_TIMEOUT ? ETIMEDOUT : ECONNREFUSED);
-  }
-  sv_addr_of_node(G.node, lport, &c->local);
-  c->peer = *a;
-  sv_conn_link(c);
-  sv_conn_established(c);
-  s->c = c;
-  s->local = c->local;
+  int e = sv_connect_start(s, a, node);
+  if (e) FAIL(-e);
 out:
   sv_unlock();
   return ret;
@@ -191,6 +169,7 @@ ssize_t sovia_send(int fd, const void *buf, size_t n, int flags) {
   sv_lock();
   struct sv_sock *s = sv_sock_get(fd);
   if (!s) FAIL(EBADF);
+  if (s->kind == SV_CONNECTING_SOCK) FAIL(EAGAIN);
   if (s->kind != SV_CONN) FAIL(ENOTCONN);
   if (!buf && n) FAIL(EFAULT);
   ret = sv_send(s, buf, n, s->nonblock || (flags & MSG_DONTWAIT));
@@ -204,6 +183,7 @@ ssize_t sovia_recv(int fd, void *buf, size_t n, int flags) {
   sv_lock();
   struct sv_sock *s = sv_sock_get(fd);
   if (!s) FAIL(EBADF);
+  if (s->kind == SV_CONNECTING_SOCK) FAIL(EAGAIN);
   if (s->kind != SV_CONN) FAIL(ENOTCONN);
   if (!buf && n) FAIL(EFAULT);
   ret = n ? sv_recv(s, buf, n, flags, s->nonblock) : 0;
@@ -222,6 +202,7 @@ int sovia_close(int fd) {
   if (!s) FAIL(EBADF);
   G.socks[fd] = NULL;
   if (s->kind == SV_LISTEN) sv_listen_stop(s->l);
+  else if (s->kind == SV_CONNECTING_SOCK) sv_connect_abandon(s);
   else if (s->kind == SV_CONN && s->c) sv_conn_close(s->c);
   free(s);
   close(fd);

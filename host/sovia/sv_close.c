@@ -3,7 +3,9 @@
  * taking (and acknowledging) packets until FIN and FINACK have crossed both ways (conn.esm).
  * Since no application call will come for it, the close thread does that (paper section 4.3);
  * it also fires the combining timer of connections whose application is busy elsewhere. It
- * runs while there is such work and exits when there is none. At exit, the process closes
+ * sleeps on a condition variable until the next combining deadline (200 us steps while an
+ * orphan needs progress), is woken by sv_closer_kick, and exits after a second without work
+ * (not at once: combining would start a thread per small send). At exit, the process closes
  * its sockets and finishes every close (at most SOVIA_LINGER_MS, default 5000) as a kernel
  * would after the last close. */
 #define _GNU_SOURCE
@@ -13,31 +15,41 @@
 
 #include "sv_int.h"
 
+static pthread_cond_t kick;
+static bool kick_ready, closer_stop;
+
 static bool work_left(void) {
   for (struct sv_conn *c = G.conns; c; c = c->next)
     if (c->orphan || c->comb >= 0) return true;
   return false;
 }
 
+#define ORPHAN_STEP_NS 200000ull
+#define IDLE_EXIT_NS 1000000000ull
+
 static void *closer_main(void *arg) {
   (void)arg;
   sv_lock();
+  uint64_t idle_since = sv_now_ns();
   for (;;) {
-    uint64_t now = sv_now_ns();
-    for (struct sv_conn *c = G.conns, *next; c; c = next) {
-      next = c->next;
+    uint64_t now = sv_now_ns(), next = now + 100000000ull;
+    for (struct sv_conn *c = G.conns, *nx; c; c = nx) {
+      nx = c->next;
       if (c->orphan) {
-        sv_progress(c);
+        sv_progress(c);     /* may free c */
+        if (next > now + ORPHAN_STEP_NS) next = now + ORPHAN_STEP_NS;
       } else if (c->comb >= 0 && now >= c->comb_deadline) {
         sv_comb_flush(c);
         sv_pump(c);
+      } else if (c->comb >= 0 && c->comb_deadline < next) {
+        next = c->comb_deadline;
       }
     }
-    if (!work_left()) break;
-    sv_unlock();
-    struct timespec ts = {0, 200000};
-    nanosleep(&ts, NULL);
-    sv_lock();
+    if (closer_stop) break;
+    if (work_left()) idle_since = now;
+    else if (now - idle_since >= IDLE_EXIT_NS) break;
+    struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
+    pthread_cond_timedwait(&kick, &G.mu, &ts);
   }
   G.closer_running = false;
   sv_unlock();
@@ -45,7 +57,18 @@ static void *closer_main(void *arg) {
 }
 
 void sv_closer_kick(void) {
-  if (G.closer_running) return;
+  if (!kick_ready) {        /* the condition variable waits on CLOCK_MONOTONIC, as sv_now_ns */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&kick, &ca);
+    pthread_condattr_destroy(&ca);
+    kick_ready = true;
+  }
+  if (G.closer_running) {
+    pthread_cond_signal(&kick);
+    return;
+  }
   pthread_attr_t at;
   pthread_attr_init(&at);
   pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -76,6 +99,14 @@ static void at_exit(void) {
   uint64_t ms = l && *l ? strtoull(l, NULL, 10) : 5000;
   sv_lock();
   if (G.ready) sv_wait(all_closed, NULL, sv_now_ns() + ms * 1000000ull);
+  closer_stop = true;       /* the close thread must not run on into the rest of exit */
+  if (G.closer_running) pthread_cond_signal(&kick);
+  for (int i = 0; i < 1000 && G.closer_running; i++) {
+    sv_unlock();
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+    sv_lock();
+  }
   sv_unlock();
 }
 

@@ -1,5 +1,6 @@
 /* sv_conn.c: the resources of one SOVIA connection. One anonymous mapping holds the
- * descriptors and buffers and is registered once: w + w/t receive descriptors with a 32 KB
+ * descriptors and buffers and is registered once: W + W/T receive descriptors (W, T: the
+ * credit window of sv_window, w raised to 2 for w = 1, at most the NIC's ring) with a 32 KB
  * buffer each (all posted before the VI connects, as conn.esm's Posting state), w + 2 data
  * send slots with a 32 KB bounce buffer each (copying and combining), and control descriptors
  * for ACK/FIN/FINACK/WAKEUP. The VI is Reliable Delivery and reports both queues to the
@@ -31,10 +32,12 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
     *err = ENOMEM;
     return NULL;
   }
-  c->w = cfg->w;
-  c->t = cfg->t;
-  c->nr = c->w + c->w / c->t;
-  c->ns = c->w + 2;
+  unsigned wd, cw, ct;
+  sv_window(cfg->w, cfg->t, &wd, &cw, &ct);
+  c->w = wd;                /* what WAKEUP announces */
+  c->t = ct;
+  c->nr = cw + cw / ct;
+  c->ns = cw + 2;
   size_t ndesc = c->nr + c->ns + SV_NCTL;
   size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64;
   len = (len + 4095) & ~(size_t)4095;
@@ -46,7 +49,11 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->cbusy = calloc(SV_NCTL, sizeof *c->cbusy);
   c->rb_cap = 65536;
   c->rb = malloc(c->rb_cap);
-  if (c->mem == MAP_FAILED || !c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb) {
+  c->rb_max = cfg->rcvbuf ? cfg->rcvbuf : (size_t)cw * SV_CHUNK;
+  if (c->rb_max < c->rb_cap) c->rb_max = c->rb_cap;
+  c->held = calloc(c->nr, sizeof *c->held);
+  if (c->mem == MAP_FAILED || !c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb ||
+      !c->held) {
     if (c->mem == MAP_FAILED) c->mem = NULL;
     goto fail_mem;
   }
@@ -80,6 +87,7 @@ fail_mem:
 fail:
   if (c->mem) munmap(c->mem, len);
   free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
+  free(c->held);
   free(c);
   return NULL;
 }
@@ -95,6 +103,7 @@ void sv_conn_established(struct sv_conn *c) {
   c->st = SV_NORMAL;
   struct sv_hello h = {SV_MAGIC, c->w, c->t};
   c->credit -= 1;
+  c->unacked = 1;
   if (sv_post_ctl(c, SV_WAKEUP, 0, &h, sizeof h) != 0) sv_fail(c, ECONNRESET);
 }
 
@@ -115,5 +124,6 @@ void sv_conn_free(struct sv_conn *c) {
   VipDeregisterMem(G.nic, c->mem, c->mh);
   munmap(c->mem, c->memlen);
   free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
+  free(c->held);
   free(c);
 }

@@ -3,8 +3,8 @@
  * goes out when its timer expires, when it is full, before a larger send, or on recv/close);
  * larger requests are registered (through the registration cache) and sent in place in 32 KB
  * chunks, send() returning when their descriptors have completed. Non-blocking sockets always
- * copy. recv(): receiver-side buffering, the bytes arrive in a ring as the engine takes each
- * DATA, and recv() copies out of it. Called with G.mu held. */
+ * copy. recv(): receiver-side buffering, the bytes arrive in a ring (bounded: SO_RCVBUF) as
+ * the engine takes each DATA, and recv() copies out of it. Called with G.mu held. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -150,6 +150,8 @@ ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) 
   return total;
 }
 
+bool sv_rx_room(struct sv_conn *c, size_t n) { return c->rb_len + n <= c->rb_max; }
+
 void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n) {
   if (c->rb_len + n > c->rb_cap) {
     size_t cap = c->rb_cap;
@@ -207,6 +209,7 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
   for (;;) {
     if (c->rb_len && !c->rd_shut) {
       got += rb_take(c, buf + got, n - got, flags & MSG_PEEK);
+      if (c->nheld) sv_rx_release(c);   /* room again: held DATA in, and its ACK out */
       if (got == n || !(flags & MSG_WAITALL) || (flags & MSG_PEEK)) return (ssize_t)got;
     }
     if (c->rd_shut || c->peer_fin) return (ssize_t)got;

@@ -17,6 +17,9 @@
 #define SV_MAXFD    4096
 #define SV_NCTL     64u         /* control descriptors (ACK, FIN, FINACK, WAKEUP) per conn */
 #define SV_WMAX     1024
+#define SV_NIC_RING 32u         /* receive descriptors the NIC holds per VI (host/vipl/README.md:
+                                 * more wait in libnic's overflow list, and a message arriving
+                                 * before they are moved in is dropped) */
 
 /* Packet kinds in the low bits of the 32-bit immediate data; the ACK count sits above. */
 enum { SV_WAKEUP = 1, SV_DATA = 2, SV_ACK = 3, SV_FIN = 4, SV_FINACK = 5 };
@@ -25,14 +28,22 @@ enum { SV_WAKEUP = 1, SV_DATA = 2, SV_ACK = 3, SV_FIN = 4, SV_FINACK = 5 };
 
 /* Tunables (environment defaults; per socket through setsockopt). */
 struct sv_cfg {
-  unsigned w, t;              /* window and delayed-ACK threshold */
+  unsigned w, t;              /* window (DATA in flight) and delayed-ACK threshold */
   unsigned copy_threshold;    /* bytes; sends up to this are copied */
   bool combine;               /* small-message combining */
   unsigned combine_us;        /* its timer */
   unsigned connect_ms;        /* connect timeout */
+  unsigned rcvbuf;            /* bytes the receive ring may hold (0: w x 32 KB, >= 64 KB) */
 };
 extern struct sv_cfg sv_defaults;
 void sv_config_load(void);
+/* The credit window and threshold a (w, t) needs: w = 1 still runs with 2 credits (the close
+ * needs W >= T + 1), the DATA window staying 1 (README, "w = 1"). */
+unsigned sv_credit_w(unsigned w);
+unsigned sv_credit_t(unsigned w, unsigned t);
+/* What a connection asking for (w, t) uses: the DATA window wd, credits cw and threshold ct,
+ * with the cw + cw/ct receive descriptors within the NIC's ring (SV_NIC_RING). */
+void sv_window(unsigned w, unsigned t, unsigned *wd, unsigned *cw, unsigned *ct);
 
 /* Connection states of Fig. 11 / conn.esm (CloserWait is not needed: see README). */
 enum sv_state {
@@ -55,8 +66,11 @@ struct sv_conn {
   /* protocol (conn.esm) */
   enum sv_state st;
   bool hello;                 /* the peer's WAKEUP is in: W, T known */
-  unsigned W, T;              /* effective window and threshold */
+  unsigned W, T;              /* effective credit window and threshold */
+  unsigned Wd;                /* effective DATA window (min of both w; 1 for BASE) */
   unsigned credit, dack;
+  unsigned unacked;           /* WAKEUP and DATA sent and not yet acknowledged */
+  unsigned inflight_max;      /* the most DATA ever unacknowledged (SOVIA_SO_INFLIGHT_MAX) */
   bool finack_owed, fin_wanted, app_closed, peer_fin, rd_shut;
   int err;                    /* errno once the connection broke (0 while fine) */
   /* send side */
@@ -70,9 +84,13 @@ struct sv_conn {
   unsigned cfree_n;           /* control descriptors free */
   bool *cbusy;
   unsigned posted_sends;      /* send descriptors in the SQ */
-  /* receive side: bytes received and not yet read (ring) */
+  /* receive side: bytes received and not yet read (ring, at most rb_max bytes); DATA (and a
+   * FIN behind it) that finds the ring full stays in its descriptor, unacknowledged, until
+   * the application reads (held, FIFO) */
   uint8_t *rb;
-  size_t rb_cap, rb_head, rb_len;
+  size_t rb_cap, rb_head, rb_len, rb_max;
+  VIP_DESCRIPTOR **held;
+  unsigned held_head, nheld;
   uint64_t rx_bytes, tx_bytes;
   uint64_t last_check;        /* last VI state check (dead peer detection) */
   struct sockaddr_in local, peer;
@@ -91,16 +109,21 @@ struct sv_listener {
   struct sv_cfg cfg;
 };
 
-enum sv_kind { SV_FREE = 0, SV_NEW, SV_LISTEN, SV_CONN };
+enum sv_kind { SV_FREE = 0, SV_NEW, SV_LISTEN, SV_CONNECTING_SOCK, SV_CONN };
+
+struct sv_connecting;
 
 struct sv_sock {
   enum sv_kind kind;
   bool nonblock;
   bool bound;
+  bool connect_told;          /* connect() has reported success (a second one: EISCONN) */
+  int so_error;               /* a non-blocking connect's failure, for SO_ERROR */
   struct sockaddr_in local;
   struct sv_cfg cfg;
   struct sv_conn *c;
   struct sv_listener *l;
+  struct sv_connecting *pc;   /* SV_CONNECTING_SOCK: the connect in progress */
 };
 
 struct sv_global {
@@ -147,6 +170,7 @@ void sv_progress(struct sv_conn *only);  /* all connections (only == NULL) or on
 void sv_pump(struct sv_conn *c);         /* sends what credits allow, FIN/FINACK */
 int sv_post_ctl(struct sv_conn *c, unsigned kind, unsigned acks, const void *p, unsigned len);
 void sv_fail(struct sv_conn *c, int err);
+void sv_rx_release(struct sv_conn *c);   /* held packets into the ring as it has room */
 /* Waits (lock held, released while sleeping) until pred(arg) or the deadline (0: none):
  * 0, -ETIMEDOUT. */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
@@ -155,6 +179,7 @@ int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock);
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock);
 void sv_comb_flush(struct sv_conn *c);   /* queue the combining slot */
+bool sv_rx_room(struct sv_conn *c, size_t n);   /* the ring can take n more bytes */
 void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n);   /* into the ring */
 bool sv_readable(struct sv_conn *c);
 bool sv_writable(struct sv_conn *c);
@@ -162,6 +187,10 @@ bool sv_writable(struct sv_conn *c);
 /* sv_regcache.c */
 int sv_reg_get(void *buf, size_t len, VIP_MEM_HANDLE *h);   /* 0 or -errno */
 void sv_reg_put(void *buf);
+
+/* sv_connect.c: connect (blocking, or non-blocking: EINPROGRESS and a helper thread) */
+int sv_connect_start(struct sv_sock *s, const struct sockaddr_in *a, unsigned node);
+void sv_connect_abandon(struct sv_sock *s);   /* the socket closes while connecting */
 
 /* sv_close.c */
 void sv_conn_close(struct sv_conn *c);   /* app close: FIN after queued data; close thread */

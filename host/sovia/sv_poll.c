@@ -1,6 +1,7 @@
 /* sv_poll.c: sovia_poll, readiness of SOVIA sockets and of ordinary descriptors together.
  * A listening socket is readable when the backlog holds a connection; a connected one when
- * bytes, end-of-file or an error wait, writable when a send slot is free. Waiting progresses
+ * bytes, end-of-file or an error wait, writable when a send slot is free; a connecting one
+ * neither, until it is connected (or failed: POLLERR). Waiting progresses
  * the connections and sleeps on the completion queue (only SOVIA sockets) or polls the kernel
  * descriptors in 1 ms slices (mixed sets). */
 #define _GNU_SOURCE
@@ -20,7 +21,9 @@ static short sv_revents(struct sv_sock *s, short ev) {
     if (c->err) r |= POLLERR;
     if (c->peer_fin && (c->fin_wanted || c->err)) r |= POLLHUP;
     if (c->err) r |= POLLHUP;
-  } else {
+  } else if (s->kind == SV_NEW && s->so_error) {
+    r |= POLLOUT | POLLERR | POLLHUP;   /* a non-blocking connect failed (TCP: the same) */
+  } else if (s->kind == SV_NEW) {
     r |= POLLOUT;
   }
   return r & (short)(ev | POLLERR | POLLHUP);

@@ -3,7 +3,10 @@
  * received packet (WAKEUP, DATA, ACK, FIN, FINACK; kind and piggybacked ACK count in the
  * immediate data), re-posting the descriptor at once, sending what the credits allow, and
  * waiting. Every packet but ACK takes a credit; WAKEUP and DATA are acknowledged, explicitly
- * after T or piggybacked on the next DATA. Called with G.mu held. */
+ * after T or piggybacked on the next DATA; DATA also needs room in the DATA window Wd (less
+ * than W only for w = 1). DATA that finds the receive ring full is held in its descriptor,
+ * unacknowledged (so the sender runs out of credits), with everything but ACK and FINACK
+ * behind it, until the application reads. Called with G.mu held. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -97,6 +100,47 @@ static void ack_if_due(struct sv_conn *c) {
   }
 }
 
+static void took_acks(struct sv_conn *c, unsigned acks) {
+  c->credit += acks;
+  c->unacked = acks < c->unacked ? c->unacked - acks : 0;
+}
+
+/* DATA into the ring (dropped, but acknowledged, after close or SHUT_RD). */
+static void take_data(struct sv_conn *c, VIP_DESCRIPTOR *d) {
+  uint32_t len = d->CS.Length;
+  if (!c->app_closed && !c->rd_shut) sv_rx_data(c, d->DS[0].Local.Data.Address, len);
+  c->rx_bytes += len;
+  sv_conn_repost(c, d);
+  c->dack++;
+  ack_if_due(c);
+}
+
+static void take_fin(struct sv_conn *c, VIP_DESCRIPTOR *d) {
+  sv_conn_repost(c, d);
+  c->peer_fin = true;
+  c->finack_owed = true;
+  if (c->st == SV_NORMAL) c->st = SV_CLOSE_WAIT;
+  else if (c->st == SV_FIN_WAIT1) c->st = SV_CLOSING;
+  else if (c->st == SV_FIN_WAIT2) c->st = SV_TIME_WAIT;
+}
+
+static void hold(struct sv_conn *c, VIP_DESCRIPTOR *d) {
+  c->held[(c->held_head + c->nheld) % c->nr] = d;   /* at most nr descriptors exist */
+  c->nheld++;
+}
+
+void sv_rx_release(struct sv_conn *c) {
+  while (c->nheld && c->st != SV_CLOSED) {
+    VIP_DESCRIPTOR *d = c->held[c->held_head];
+    bool fin = d->CS.ImmediateData % SV_KINDS == SV_FIN;
+    if (!fin && !c->app_closed && !c->rd_shut && !sv_rx_room(c, d->CS.Length)) return;
+    c->held_head = (c->held_head + 1) % c->nr;
+    c->nheld--;
+    if (fin) take_fin(c, d);
+    else take_data(c, d);
+  }
+}
+
 static void on_packet(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   uint32_t imm = d->CS.ImmediateData, len = d->CS.Length;
   unsigned kind = imm % SV_KINDS, acks = imm / SV_KINDS;
@@ -109,10 +153,11 @@ static void on_packet(struct sv_conn *c, VIP_DESCRIPTOR *d) {
       sv_fail(c, EPROTO);
       return;
     }
-    unsigned W = h.w < c->w ? h.w : c->w, T = h.t > c->t ? h.t : c->t;
-    if (W < 2) W = 2;       /* both posted >= 2 + 2/1; the close needs W >= T + 1 */
+    unsigned Wd = h.w < c->w ? h.w : c->w, T = h.t > c->t ? h.t : c->t;
+    unsigned W = sv_credit_w(Wd);   /* both posted >= 2 + 2/1; the close needs W >= T + 1 */
     if (T > W - 1) T = W - 1;
     c->W = W;
+    c->Wd = Wd;
     c->T = T;
     c->hello = true;
     c->credit += W - 1;     /* our WAKEUP holds the other one */
@@ -122,24 +167,23 @@ static void on_packet(struct sv_conn *c, VIP_DESCRIPTOR *d) {
     return;
   }
   case SV_DATA:
-    c->credit += acks;
-    if (!c->app_closed && !c->rd_shut) sv_rx_data(c, payload, len);
-    c->rx_bytes += len;
-    sv_conn_repost(c, d);
-    c->dack++;
-    ack_if_due(c);
+    took_acks(c, acks);
+    if (c->nheld || (!c->app_closed && !c->rd_shut && !sv_rx_room(c, len))) {
+      hold(c, d);
+      return;
+    }
+    take_data(c, d);
     return;
   case SV_ACK:
-    c->credit += acks;
+    took_acks(c, acks);
     sv_conn_repost(c, d);
     return;
   case SV_FIN:
-    sv_conn_repost(c, d);
-    c->peer_fin = true;
-    c->finack_owed = true;
-    if (c->st == SV_NORMAL) c->st = SV_CLOSE_WAIT;
-    else if (c->st == SV_FIN_WAIT1) c->st = SV_CLOSING;
-    else if (c->st == SV_FIN_WAIT2) c->st = SV_TIME_WAIT;
+    if (c->nheld) {         /* end-of-file comes after the held data */
+      hold(c, d);
+      return;
+    }
+    take_fin(c, d);
     return;
   case SV_FINACK:
     if (c->st == SV_LAST_ACK) c->st = SV_TEARDOWN;
@@ -176,6 +220,7 @@ static void post_data(struct sv_conn *c) {
   }
   c->dack = 0;
   c->credit--;
+  if (++c->unacked > c->inflight_max) c->inflight_max = c->unacked;
   c->tx_bytes += d->CS.Length;
   c->sq_head = (c->sq_head + 1) % c->ns;
   c->sq_len--;
@@ -192,7 +237,7 @@ void sv_pump(struct sv_conn *c) {
   }
   if (c->comb >= 0 && sv_now_ns() >= c->comb_deadline) sv_comb_flush(c);
   if ((c->st == SV_NORMAL || c->st == SV_CLOSE_WAIT) && !c->finack_owed)
-    while (c->sq_len && c->credit > 0 && c->st != SV_CLOSED) post_data(c);
+    while (c->sq_len && c->credit > 0 && c->unacked < c->Wd && c->st != SV_CLOSED) post_data(c);
   if (c->fin_wanted && !c->sq_len && c->comb < 0 && c->credit > 0 && !c->finack_owed &&
       (c->st == SV_NORMAL || c->st == SV_CLOSE_WAIT)) {
     if (sv_post_ctl(c, SV_FIN, 0, NULL, 0) == 0) {
@@ -221,6 +266,7 @@ static void check_vi(struct sv_conn *c, uint64_t now) {
 static void progress_one(struct sv_conn *c, uint64_t now) {
   if (c->st == SV_CONNECTING) return;
   reap_sq(c);
+  sv_rx_release(c);
   reap_rq(c);
   sv_pump(c);
   check_vi(c, now);
@@ -242,21 +288,18 @@ void sv_progress(struct sv_conn *only) {
   }
 }
 
+/* No spin of its own with sched_yield: on a loaded machine a yield hands the CPU to a
+ * CPU-bound neighbour for a whole slice. VipCQWait spins briefly (libnic) and then sleeps. */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  uint64_t spin_until = sv_now_ns() + 20000;
   for (;;) {
     sv_progress(NULL);
     if (pred(arg)) return 0;
     uint64_t now = sv_now_ns();
     if (deadline && now >= deadline) return -ETIMEDOUT;
     sv_unlock();
-    if (now < spin_until) {
-      sched_yield();
-    } else {
-      VIP_VI_HANDLE vh;
-      VIP_BOOLEAN rq;
-      VipCQWait(G.cq, 1, &vh, &rq);
-    }
+    VIP_VI_HANDLE vh;
+    VIP_BOOLEAN rq;
+    VipCQWait(G.cq, 1, &vh, &rq);
     sv_lock();
   }
 }

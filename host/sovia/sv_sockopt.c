@@ -1,8 +1,10 @@
 /* sv_sockopt.c: socket options. SOL_SOVIA: window w and threshold t (before the connection
- * exists: they size its descriptors), copy threshold, combining and its timer (any time).
- * IPPROTO_TCP TCP_NODELAY switches combining off (and sends what is combined). SOL_SOCKET:
- * SO_ERROR, SO_TYPE, SO_ACCEPTCONN; SO_REUSEADDR, SO_KEEPALIVE, SO_RCVBUF, SO_SNDBUF,
- * SO_LINGER are accepted and have no effect (documented in README.md). */
+ * exists: they size its descriptors), copy threshold, combining and its timer (any time), the
+ * most DATA seen in flight (read only). IPPROTO_TCP TCP_NODELAY switches combining off (and
+ * sends what is combined). SOL_SOCKET: SO_ERROR (a failed non-blocking connect, once; then a
+ * broken connection's error), SO_TYPE, SO_ACCEPTCONN, SO_RCVBUF (the receive ring's bound);
+ * SO_REUSEADDR, SO_KEEPALIVE, SO_SNDBUF, SO_LINGER are accepted and have no effect
+ * (documented in README.md). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -28,12 +30,12 @@ int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len
     case SOVIA_SO_W:
       if (!fresh) { errno = EISCONN; ret = -1; break; }
       if (v < 1 || v > SV_WMAX) { errno = EINVAL; ret = -1; break; }
-      s->cfg.w = v < 2 ? 2 : (unsigned)v;   /* the close needs W >= T + 1 */
-      if (s->cfg.t > s->cfg.w - 1) s->cfg.t = s->cfg.w - 1;
+      s->cfg.w = (unsigned)v;
+      s->cfg.t = sv_credit_t(s->cfg.w, s->cfg.t);
       break;
     case SOVIA_SO_T:
       if (!fresh) { errno = EISCONN; ret = -1; break; }
-      if (v < 1 || (unsigned)v > s->cfg.w - 1) { errno = EINVAL; ret = -1; break; }
+      if (v < 1 || (unsigned)v > sv_credit_t(s->cfg.w, SV_WMAX)) { errno = EINVAL; ret = -1; break; }
       s->cfg.t = (unsigned)v;
       break;
     case SOVIA_SO_COPY_THRESHOLD:
@@ -53,8 +55,12 @@ int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len
   } else if (level == IPPROTO_TCP && name == TCP_NODELAY) {
     s->cfg.combine = v == 0;
     if (v && s->c) sv_comb_flush(s->c), sv_pump(s->c);
+  } else if (level == SOL_SOCKET && name == SO_RCVBUF) {
+    if (v < 0) { errno = EINVAL; ret = -1; goto out; }
+    s->cfg.rcvbuf = (unsigned)v < 65536 ? 65536 : (unsigned)v;
+    if (s->c) s->c->rb_max = s->cfg.rcvbuf;   /* shrinking: the ring drains to it */
   } else if (level == SOL_SOCKET &&
-             (name == SO_REUSEADDR || name == SO_KEEPALIVE || name == SO_RCVBUF ||
+             (name == SO_REUSEADDR || name == SO_KEEPALIVE ||
               name == SO_SNDBUF || name == SO_LINGER || name == SO_REUSEPORT)) {
     /* accepted, no effect */
   } else if (level == IPPROTO_TCP || level == SOL_SOCKET || level == IPPROTO_IP) {
@@ -76,25 +82,35 @@ int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
   if (!val || !len || *len < (socklen_t)sizeof(int)) { errno = EINVAL; ret = -1; goto out; }
   if (level == SOL_SOVIA) {
     switch (name) {
-    case SOVIA_SO_W: v = (int)(s->c && s->c->hello ? s->c->W : s->cfg.w); break;
+    case SOVIA_SO_W: v = (int)(s->c && s->c->hello ? s->c->Wd : s->cfg.w); break;
     case SOVIA_SO_T: v = (int)(s->c && s->c->hello ? s->c->T : s->cfg.t); break;
     case SOVIA_SO_COPY_THRESHOLD: v = (int)s->cfg.copy_threshold; break;
     case SOVIA_SO_COMBINE: v = s->cfg.combine; break;
     case SOVIA_SO_COMBINE_US: v = (int)s->cfg.combine_us; break;
+    case SOVIA_SO_INFLIGHT_MAX: v = s->c ? (int)s->c->inflight_max : 0; break;
     default: errno = ENOPROTOOPT; ret = -1;
     }
   } else if (level == IPPROTO_TCP && name == TCP_NODELAY) {
     v = !s->cfg.combine;
   } else if (level == SOL_SOCKET && name == SO_ERROR) {
-    if (s->c && s->c->err) {
+    if (s->so_error) {
+      v = s->so_error;
+      s->so_error = 0;
+    } else if (s->c && s->c->err) {
       v = s->c->err;
     }
   } else if (level == SOL_SOCKET && name == SO_TYPE) {
     v = SOCK_STREAM;
   } else if (level == SOL_SOCKET && name == SO_ACCEPTCONN) {
     v = s->kind == SV_LISTEN;
-  } else if (level == SOL_SOCKET && (name == SO_RCVBUF || name == SO_SNDBUF)) {
-    v = (int)(s->cfg.w * SV_CHUNK);
+  } else if (level == SOL_SOCKET && name == SO_RCVBUF) {
+    unsigned wd, cw, ct;
+    sv_window(s->cfg.w, s->cfg.t, &wd, &cw, &ct);
+    v = (int)(s->c ? s->c->rb_max : s->cfg.rcvbuf ? s->cfg.rcvbuf : cw * SV_CHUNK);
+  } else if (level == SOL_SOCKET && name == SO_SNDBUF) {
+    unsigned wd, cw, ct;
+    sv_window(s->cfg.w, s->cfg.t, &wd, &cw, &ct);
+    v = (int)(cw * SV_CHUNK);
   } else {
     errno = ENOPROTOOPT;
     ret = -1;

@@ -1,0 +1,25 @@
+# bench/: the SOVIA paper's microbenchmarks (`make bench-sovia`: bench_sovia, then the file
+# transfers of bench_xfer.sh; results and plots in build/bench/). Not part of `make test`,
+# except a smoke run with tiny counts of a sanitized build (bench/smoke.sh), so that the
+# benchmark code cannot rot. Library paths are literal: host/ fragments are read after this.
+BENCH_D        := $(B)/bench
+BENCH_SRCS     := $(sort $(wildcard bench/*.c))
+BENCH_BIN      := $(BENCH_D)/bench_sovia
+BENCH_BIN_SAN  := $(B)/san/bench/bench_sovia
+$(B)/obj/bench/%.o $(B)/san/bench/%.o: INCLUDES += -Ihost/sovia -Ihost/vipl
+
+$(BENCH_BIN): $(BENCH_SRCS:%.c=$(B)/obj/%.o) $(B)/lib/libsovia.a $(B)/lib/libvipl.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -lpthread -lrt -o $@
+
+$(BENCH_BIN_SAN): $(BENCH_SRCS:%.c=$(B)/san/%.o) $(B)/san/lib/libsovia.a $(B)/san/lib/libvipl.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -lpthread -lrt -o $@
+
+.PHONY: bench-sovia
+bench-sovia: $(BENCH_BIN) $(B)/bin/nicd $(B)/lib/libsovia_preload.so
+	$(BENCH_BIN) --out $(BENCH_D)
+	bench/bench_xfer.sh
+
+TEST_BINS += $(BENCH_BIN_SAN)
+TESTS     += bench/smoke.sh

@@ -1,0 +1,188 @@
+/* test_sovia_sem.c: SOVIA socket semantics with real processes over a private nicd:
+ * - w = 1 (the paper's SOVIA_BASE): at most one DATA unacknowledged (SOVIA_SO_INFLIGHT_MAX),
+ *   the stream intact; w = 32 does run ahead;
+ * - the receive ring is bounded: a receiver that does not read stops a non-blocking sender
+ *   (EAGAIN) after about SO_RCVBUF plus the window, not after everything it sent; the stream
+ *   then arrives intact;
+ * - non-blocking connect: EINPROGRESS, not writable and EAGAIN while connecting, POLLOUT and
+ *   SO_ERROR 0 once connected, connect() again: 0 then EISCONN; a connection the listener
+ *   refuses (backlog full) reports POLLERR and SO_ERROR ECONNREFUSED.
+ * Prints "N passed, N failed". */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sovia.h"
+#include "svtest.h"
+
+#include "../check.h"
+
+struct sem { unsigned port; uint64_t n; unsigned lo, hi; };
+
+/* ---- the window ---- */
+static int srv_recv(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 10;
+  if (recv_stream(s, x->n, 3, true)) return 11;
+  sovia_close(s);
+  sovia_close(l);
+  return 0;
+}
+
+static int cli_window(void *p) {
+  struct sem *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  if (send_stream(s, x->n, 3, 4096)) return 31;
+  int w = 0, mx = 0;
+  socklen_t len = sizeof w;
+  if (sovia_getsockopt(s, SOL_SOVIA, SOVIA_SO_W, &w, &len)) return 32;
+  len = sizeof mx;
+  if (sovia_getsockopt(s, SOL_SOVIA, SOVIA_SO_INFLIGHT_MAX, &mx, &len)) return 33;
+  printf("  w=%s: effective window %d, at most %d packets unacknowledged\n", getenv("SOVIA_W"),
+         w, mx);
+  sovia_close(s);
+  return (unsigned)mx >= x->lo && (unsigned)mx <= x->hi ? 0 : 34;
+}
+
+/* ---- the receive ring's bound ---- */
+static int srv_late_reader(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 10;
+  sleep(2);                   /* the client fills what SOVIA lets it */
+  if (recv_stream(s, x->n, 4, true)) return 11;
+  sovia_close(s);
+  sovia_close(l);
+  return 0;
+}
+
+static int cli_until_blocked(void *p) {
+  struct sem *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  sovia_fcntl(s, F_SETFL, O_NONBLOCK);
+  uint8_t *b = malloc(16384);
+  uint64_t off = 0;
+  double idle_since = now_s();
+  while (off < x->n && now_s() - idle_since < 0.5) {   /* until half a second without room */
+    size_t k = x->n - off < 16384 ? (size_t)(x->n - off) : 16384;
+    for (size_t i = 0; i < k; i++) b[i] = pat(off + i, 4);
+    ssize_t w = sovia_send(s, b, k, 0);
+    if (w > 0) {
+      off += (uint64_t)w;
+      idle_since = now_s();
+    } else if (w < 0 && errno == EAGAIN) {
+      struct pollfd pf = {.fd = s, .events = POLLOUT};
+      sovia_poll(&pf, 1, 20);
+    } else {
+      return 31;
+    }
+  }
+  printf("  a receiver that does not read: the sender stopped after %llu bytes\n",
+         (unsigned long long)off);
+  int rc = off <= x->hi ? 0 : 32;
+  sovia_fcntl(s, F_SETFL, 0);
+  while (off < x->n) {        /* the rest, blocking, as the receiver reads */
+    size_t k = x->n - off < 16384 ? (size_t)(x->n - off) : 16384;
+    for (size_t i = 0; i < k; i++) b[i] = pat(off + i, 4);
+    if (write_all(s, b, k)) return 33;
+    off += k;
+  }
+  free(b);
+  sovia_close(s);
+  return rc;
+}
+
+/* ---- non-blocking connect ---- */
+static int srv_hold(void *p) {   /* backlog 1, never accepts: the second connection is refused */
+  struct sem *x = p;
+  int l = sovia_socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = addr_of("10.77.0.1", x->port);
+  if (l < 0 || sovia_bind(l, (struct sockaddr *)&a, sizeof a) || sovia_listen(l, 1)) return 10;
+  sleep(4);
+  sovia_close(l);
+  return 0;
+}
+
+static int nb_connect(unsigned port, int *err) {
+  int s = sovia_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  struct sockaddr_in a = addr_of("10.77.0.1", port);
+  *err = 0;
+  for (int i = 0; i < 200; i++) {   /* until the server listens */
+    if (sovia_connect(s, (struct sockaddr *)&a, sizeof a) == 0) return s;
+    *err = errno;
+    if (errno != ECONNREFUSED) break;
+    usleep(10000);
+  }
+  return s;
+}
+
+static int cli_nonblock(void *p) {
+  struct sem *x = p;
+  int err;
+  int s = nb_connect(x->port, &err);
+  if (err != EINPROGRESS) return 30;
+  struct pollfd pf = {.fd = s, .events = POLLOUT};
+  if (sovia_poll(&pf, 1, 10000) != 1 || !(pf.revents & POLLOUT) || (pf.revents & POLLERR)) return 31;
+  int so = -1;
+  socklen_t len = sizeof so;
+  if (sovia_getsockopt(s, SOL_SOCKET, SO_ERROR, &so, &len) || so != 0) return 32;
+  struct sockaddr_in a = addr_of("10.77.0.1", x->port);
+  if (sovia_connect(s, (struct sockaddr *)&a, sizeof a) != 0) return 33;
+  if (sovia_connect(s, (struct sockaddr *)&a, sizeof a) != -1 || errno != EISCONN) return 34;
+  /* the second: the listener's backlog (1) is full, the connection thread refuses it */
+  int s2 = nb_connect(x->port, &err);
+  if (err != EINPROGRESS) return 35;
+  if (sovia_connect(s2, (struct sockaddr *)&a, sizeof a) != -1 || (errno != EALREADY && errno != ECONNREFUSED))
+    return 36;
+  pf = (struct pollfd){.fd = s2, .events = POLLOUT};
+  if (sovia_poll(&pf, 1, 10000) != 1 || !(pf.revents & POLLERR)) return 37;
+  so = 0;
+  len = sizeof so;
+  if (sovia_getsockopt(s2, SOL_SOCKET, SO_ERROR, &so, &len) || so != ECONNREFUSED) return 38;
+  len = sizeof so;
+  if (sovia_getsockopt(s2, SOL_SOCKET, SO_ERROR, &so, &len) || so != 0) return 39;   /* once */
+  sovia_close(s2);
+  sovia_close(s);
+  return 0;
+}
+
+int main(void) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  unsigned port = 4000;
+  CHECK(svt_setup("sem") == 0, "nicd did not start");
+
+  setenv("SOVIA_W", "1", 1);
+  setenv("SOVIA_T", "1", 1);
+  struct sem w1 = {port++, 1u << 20, 1, 1};
+  CHECK(run_pair(srv_recv, cli_window, &w1, 60), "w=1: one DATA in flight, 1 MB intact");
+  setenv("SOVIA_W", "32", 1);
+  setenv("SOVIA_T", "16", 1);
+  struct sem w32 = {port++, 1u << 20, 2, 32};
+  CHECK(run_pair(srv_recv, cli_window, &w32, 60), "w=32: more than one DATA in flight");
+  unsetenv("SOVIA_T");
+
+  /* Ring 64 KB, w = 4: at most ring + 4 held DATA + 6 send slots of 32 KB could be taken. */
+  setenv("SOVIA_W", "4", 1);
+  setenv("SOVIA_RCVBUF", "65536", 1);
+  struct sem rb = {port++, 8u << 20, 0, 65536 + (4 + 6) * 32768};
+  CHECK(run_pair(srv_late_reader, cli_until_blocked, &rb, 60),
+        "a receiver that does not read stops the sender at ~SO_RCVBUF + window; stream intact");
+  unsetenv("SOVIA_W");
+  unsetenv("SOVIA_RCVBUF");
+
+  struct sem nb = {port++, 0, 0, 0};
+  CHECK(run_pair(srv_hold, cli_nonblock, &nb, 60),
+        "non-blocking connect: EINPROGRESS, POLLOUT, SO_ERROR; refused: POLLERR, ECONNREFUSED");
+
+  svt_teardown();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
