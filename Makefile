@@ -38,7 +38,7 @@ demo: deps-check $(BINS)
 	@scripts/demo.sh
 
 # Benchmarks print tables; they are not part of `make test`.
-bench: bench-vm bench-vipl
+bench: bench-vm bench-vipl bench-sovia bench-panic
 
 # Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.
 verify: deps-check $(VERIFY_MODELS)

@@ -6,6 +6,10 @@
 # --summary also prints "proofs: N passed, M failed" (modules) for tests/run.sh.
 # Environment: WP_TIMEOUT (seconds per goal, default 10), WP_PAR (default 2), WP_PROVERS
 # (default z3,cvc4), PROOF_MODULES (another manifest), PROOF_OUT (logs; default build/proofs).
+# A module line's own `-wp-prover P` / `-wp-timeout N` replace those defaults for that module
+# (WP_FORCE_PROVERS / WP_FORCE_TIMEOUT override every module, for experiments). Its `+fct:f,g`
+# adds functions to prove (static inline ones of headers), `-fct:f,g` removes some (proved by
+# another module), `=fct:f,g` proves exactly those.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,34 +28,41 @@ if ! grep -qs '"Z3"' "$conf" || ! grep -qs '"CVC4"' "$conf"; then
   why3 config detect >/dev/null 2>&1 || { echo "proofs: why3 config detect failed" >&2; exit 2; }
 fi
 
-printf '%-12s %9s %7s %8s  %s\n' module proved total seconds trusted
-pass=0; fail=0; failed_goals=()
+printf '%-12s %9s %7s %8s  %-10s %s\n' module proved total seconds provers trusted
+pass=0; fail=0; failed_goals=(); all_proved=0; all_total=0
+t0=$(date +%s.%N)
 while IFS='|' read -r name files flags; do
-  name=$(echo "$name" | xargs); [[ -z $name || $name == \#* ]] && continue
+  name=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"$name"); [[ -z $name || $name == \#* ]] && continue
   if [[ ${#want[@]} -gt 0 && ! " ${want[*]} " =~ " $name " ]]; then continue; fi
   read -r -a fa <<<"$files"; read -r -a xa <<<"$flags"
   json="$out/$name.json"; log="$out/$name.log"; rm -f "$json" "$out/$name.report"
   # Only the functions of the first file are proved; the others provide contracts and tables.
   fcts=$(sed -n 's/^[^ #/*][^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p' "${fa[0]}" | sort -u | paste -sd, -)
   # "+fct:f,g" in the flags adds functions defined elsewhere (static inline ones in headers).
-  skip=""; fl=()
+  skip=""; fl=(); provers=${WP_PROVERS:-z3,cvc4}; mtimeout=$timeout
   for ((i = 0; i < ${#xa[@]}; i++)); do
     case ${xa[i]} in
       +fct:*) fcts="$fcts,${xa[i]#+fct:}" ;;
+      =fct:*) fcts=${xa[i]#=fct:} ;;
+      -fct:*) fcts=$(tr , '\n' <<<"$fcts" | grep -vxF -f <(tr , '\n' <<<"${xa[i]#-fct:}") | paste -sd, -) ;;
+      -wp-prover) provers=${xa[i+1]}; i=$((i + 1)) ;;
+      -wp-timeout) mtimeout=${xa[i+1]}; i=$((i + 1)) ;;
       -wp-skip-fct) skip=${xa[i+1]}; fl+=("${xa[i]}") ;;
       *) fl+=("${xa[i]}") ;;
     esac
   done
+  provers=${WP_FORCE_PROVERS:-$provers}; mtimeout=${WP_FORCE_TIMEOUT:-$mtimeout}
   start=$(date +%s.%N)
-  frama-c -wp -wp-rte -wp-prover ${WP_PROVERS:-z3,cvc4} -warn-unsigned-overflow -machdep ppc_32 \
-    -wp-timeout "$timeout" -wp-par "$par" -wp-fct "$fcts" "${fl[@]}" \
+  frama-c -c11 -wp -wp-rte -wp-prover "$provers" -warn-unsigned-overflow -machdep ppc_32 \
+    -wp-timeout "$mtimeout" -wp-par "$par" -wp-fct "$fcts" "${fl[@]}" \
     -wp-report-json "$json" "${fa[@]}" -then -report -report-no-proven >"$log" 2>&1
   rc=$?
   sed -n '/Properties of Function/,$p' "$log" >"$out/$name.report"
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
   read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) \/ \([0-9]*\).*/\1 \2/p' "$log" | tail -n1)
   proved=${proved:-0}; total=${total:-0}
-  printf '%-12s %9s %7s %8s  %s\n' "$name" "$proved" "$total" "$secs" "${skip:--}"
+  printf '%-12s %9s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$secs" "$provers" "${skip:--}"
+  all_proved=$((all_proved + proved)); all_total=$((all_total + total))
   if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -q '^\[kernel\].*User Error' "$log"; then
     fail=$((fail + 1))
     while read -r g; do failed_goals+=("$name: $g"); done < <(
@@ -62,6 +73,8 @@ while IFS='|' read -r name files flags; do
     pass=$((pass + 1))
   fi
 done < "${PROOF_MODULES:-proofs/modules.conf}"
+secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
+printf '%-12s %9s %7s %8s  %s\n' total "$all_proved" "$all_total" "$secs" "$pass of $((pass + fail)) modules proved"
 
 if [[ ${#failed_goals[@]} -gt 0 ]]; then
   echo; echo "unproved goals (logs and JSON reports in $out/):"

@@ -38,6 +38,18 @@ int c_expr_ghost(Expr *e);                        /* reads a ghost variable */
 void c_actions(CGen *g, Buf *b, Action *a, int indent);
 Type *c_var_type(Expr *lvalue);                   /* type of an assignable expression */
 
+/* ACSL annotations for Frama-C/WP (gen_c_acsl.c). */
+void c_acsl(Buf *b, int ind, ...);                /* clauses (NULL-terminated; "" skipped) as one
+                                                     annotation, indented by ind */
+const char *c_acsl_inv(CGen *g);                  /* \valid(sys) && SYS_inv(sys) */
+const char *c_acsl_INV(CGen *g);                  /* \valid(sys) && SYS_INV(sys), spelled out */
+const char *c_acsl_hal(CGen *g);                  /* what a HAL action may write in sys */
+const char *c_acsl_fields(CGen *g);               /* everything in sys but user */
+const char *c_acsl_bound(CGen *g, const char *ref, Type *t, long len, const char *k);
+void c_acsl_init_loop(CGen *g, Buf *b, const char *ref, Type *t, long len);
+const char **c_acsl_conjuncts(CGen *g, int *n);  /* the conjuncts of SYS_INV */
+void c_acsl_predicates(CGen *g, Buf *b);          /* SYS_M_INV, SYS_INV, SYS_inv */
+
 /* Files (gen_c_system.c, gen_c_dispatch.c, gen_c_machine.c). */
 int c_write(CGen *g, const char *outdir, const char *file, Buf *b);
 void c_system_header(CGen *g, Buf *b);

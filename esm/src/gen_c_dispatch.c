@@ -51,10 +51,11 @@ void c_init_var(CGen *g, Buf *b, Var *v) {
   const char *cast = v->type.kind != TY_BOOL ? arena_printf("(%s)", c_type(g, &v->type)) : "";
   Buf ref = {0};
   c_var_ref(g, &ref, v);
-  if (v->size)
+  if (v->size) {
+    c_acsl_init_loop(g, b, ref.data, &v->type, v->size_v.c);
     buf_printf(b, "  for (int i = 0; i < %ld; i++)\n    %s[i] = %s%s; /* %s */\n", v->size_v.c,
                ref.data, cast, val.data, esm_where(v->loc));
-  else
+  } else
     buf_printf(b, "  %s = %s%s; /* %s */\n", ref.data, cast, val.data, esm_where(v->loc));
   buf_free(&val);
   buf_free(&ref);
@@ -65,9 +66,20 @@ static void source_init(CGen *g, Buf *b) {
   const char *p = g->p;
   buf_printf(b, "void %s_init(%s_t *sys) {\n", p, p);
   if (sys->events)
+    c_acsl(b, 2, arena_printf("loop invariant 0 <= e <= %s_NEVENTS", p),
+           "loop invariant \\forall integer k; 0 <= k < e ==> sys->pending[k] == 0",
+           "loop assigns e, sys->pending[..], sys->overflow[..], sys->dispatched[..]",
+           arena_printf("loop variant %s_NEVENTS - e", p), NULL);
+  if (sys->events)
     buf_printf(b, "  for (int e = 0; e < %s_NEVENTS; e++) {\n"
                   "    sys->pending[e] = 0;\n    sys->overflow[e] = 0;\n"
                   "    sys->dispatched[e] = 0;\n  }\n", p);
+  if (sys->resources)
+    c_acsl(b, 2, arena_printf("loop invariant 0 <= r <= %s_NRESOURCES", p),
+           "loop invariant \\forall integer k; 0 <= k < r ==> "
+           "sys->owner[k] == 0 && sys->last_grant[k] == 0",
+           "loop assigns r, sys->owner[..], sys->last_grant[..]",
+           arena_printf("loop variant %s_NRESOURCES - r", p), NULL);
   if (sys->resources)
     buf_printf(b, "  for (int r = 0; r < %s_NRESOURCES; r++) {\n"
                   "    sys->owner[r] = 0;\n    sys->last_grant[r] = 0;\n  }\n", p);
@@ -77,13 +89,23 @@ static void source_init(CGen *g, Buf *b) {
       c_init_var(g, b, v);
   for (Queue *q = sys->queues; q; q = q->next) {
     const char *ref = arena_printf("sys->q.%s", c_field(q->name));
+    /* Free slots hold 0, or the low end of the range if 0 is outside it. */
+    long zero = q->type.kind == TY_INT && (q->type.lo_v.c > 0 || q->type.hi_v.c < 0)
+                    ? q->type.lo_v.c : 0;
+    c_acsl_init_loop(g, b, arena_printf("%s.buf", ref), &q->type, q->depth_v.c);
     buf_printf(b, "  for (int i = 0; i < %ld; i++)\n    %s.buf[i] = %s;\n", q->depth_v.c, ref,
-               q->type.kind == TY_BOOL ? "false" : arena_printf("(%s)0", c_type(g, &q->type)));
+               q->type.kind == TY_BOOL ? "false"
+                                       : arena_printf("(%s)%s", c_type(g, &q->type), c_int(zero)));
     buf_printf(b, "  %s.head = 0;\n  %s.len = 0;\n", ref, ref);
   }
   for (Machine *m = sys->machines; m; m = m->next)
     if (!m->env)
       buf_printf(b, "  %s_%s_init(sys);\n", p, m->name);
+  /* The invariant, conjunct by conjunct: WP proves each on its own. */
+  int n;
+  const char **c = c_acsl_conjuncts(g, &n);
+  for (int i = 0; i < n; i++)
+    buf_printf(b, "  /*@ assert %s; */\n", c[i]);
   buf_puts(b, "}\n\n");
 }
 
@@ -94,16 +116,20 @@ static void source_raise(CGen *g, Buf *b) {
     buf_puts(b, "  (void)sys;\n  (void)ev;\n  return false;\n}\n\n");
     return;
   }
-  buf_printf(b, "  if ((int)ev < 0 || (int)ev >= %s_NEVENTS)\n    return false;\n", p);
+  buf_printf(b, "  if ((unsigned)ev >= (unsigned)%s_NEVENTS)\n    return false;\n", p);
   if (c_has_env_event(g->sys))
     buf_puts(b, "  if (handler[ev] == 0)\n    return false; /* the hardware's event, not the "
                 "firmware's */\n");
-  buf_puts(b, "  if (sys->pending[ev] >= capacity[ev]) {\n    sys->overflow[ev]++;\n"
+  buf_puts(b, "  if (sys->pending[ev] >= capacity[ev]) {\n"
+              "    if (sys->overflow[ev] < UINT32_MAX) /* counters saturate */\n"
+              "      sys->overflow[ev]++;\n"
               "    return false;\n  }\n  sys->pending[ev]++;\n  return true;\n}\n\n");
 }
 
 static void source_fire(CGen *g, Buf *b) {
   const char *p = g->p;
+  c_acsl(b, 0, arena_printf("requires %s", c_acsl_inv(g)),
+         "assigns *sys", arena_printf("ensures %s_inv(sys)", p), NULL);
   buf_printf(b, "static bool fire(%s_t *sys, int id, int ev) {\n  switch (id) {\n", p);
   for (Machine *m = g->sys->machines; m; m = m->next)
     if (!m->env)
@@ -117,20 +143,34 @@ static void source_fire(CGen *g, Buf *b) {
 
 static void source_step(CGen *g, Buf *b) {
   const char *p = g->p;
+  const char *inv = arena_printf("loop invariant %s_inv(sys)", p);
+  const char *all = "*sys";
   buf_printf(b, "bool %s_step(%s_t *sys) {\n", p, p);
+  if (g->sys->events)
+    c_acsl(b, 2, arena_printf("loop invariant 0 <= e <= %s_NEVENTS", p), inv,
+           arena_printf("loop assigns e, %s", all), arena_printf("loop variant %s_NEVENTS - e", p),
+           NULL);
   if (g->sys->events)
     buf_printf(b, "  for (int e = 0; e < %s_NEVENTS; e++)\n"
                   "    if (sys->pending[e] > 0 && fire(sys, handler[e], e))\n"
                   "      return true;\n", p);
+  c_acsl(b, 2, arena_printf("loop invariant 1 <= i <= %s_NMACHINES + 1", p), inv,
+         arena_printf("loop assigns i, %s", all),
+         arena_printf("loop variant %s_NMACHINES + 1 - i", p), NULL);
+  /* The machine after the one that fired last (% NMACHINES: any stored value gives a machine). */
   buf_printf(b, "  for (int i = 1; i <= %s_NMACHINES; i++) {\n"
-                "    int id = sys->last_spontaneous + i;\n"
+                "    int id = %s + i;\n"
                 "    if (id > %s_NMACHINES)\n      id -= %s_NMACHINES;\n"
                 "    if (fire(sys, id, -1)) {\n"
-                "      sys->last_spontaneous = (%s)id;\n      return true;\n    }\n  }\n"
+                "      sys->last_spontaneous = (uint32_t)id;\n      return true;\n    }\n  }\n"
                 "  return false;\n}\n\n",
-             p, p, p, c_unsigned_type(c_firmware_count(g->sys)));
-  buf_printf(b, "unsigned %s_run(%s_t *sys, unsigned max_steps) {\n  unsigned n = 0;\n"
-                "  while (n < max_steps && %s_step(sys))\n    n++;\n  return n;\n}\n\n", p, p, p);
+             p, c_firmware_count(g->sys)
+                    ? arena_printf("(int)(sys->last_spontaneous %% %s_NMACHINES)", p) : "0",
+             p, p);
+  buf_printf(b, "unsigned %s_run(%s_t *sys, unsigned max_steps) {\n  unsigned n = 0;\n", p, p);
+  c_acsl(b, 2, "loop invariant 0 <= n <= max_steps", inv, arena_printf("loop assigns n, %s", all),
+         "loop variant max_steps - n", NULL);
+  buf_printf(b, "  while (n < max_steps && %s_step(sys))\n    n++;\n  return n;\n}\n\n", p);
 }
 
 static void source_names(CGen *g, Buf *b) {
@@ -158,7 +198,8 @@ static void source_checks(CGen *g, Buf *b) {
   const char *p = g->p;
   buf_printf(b,
              "void %s__fault(%s_t *sys, int code, const char *where) {\n"
-             "  sys->faults++;\n  %s_hal_fault(sys, code, where);\n}\n\n",
+             "  if (sys->faults < UINT32_MAX) /* counters saturate */\n    sys->faults++;\n"
+             "  %s_hal_fault(sys, code, where);\n}\n\n",
              p, p, p);
   buf_printf(b,
              "/* An out-of-range value is reported and saturated, so variables stay in range. */\n"
@@ -171,11 +212,11 @@ static void source_checks(CGen *g, Buf *b) {
              "  if (i >= 0 && i < len)\n    return i;\n"
              "  %s__fault(sys, %s_FAULT_INDEX, where);\n  return 0;\n}\n\n",
              p, p, p, p);
-  /* INT32_MIN / -1 overflows in C; it is computed in unsigned arithmetic instead. */
+  /* INT32_MIN / -1 overflows in C; it wraps to INT32_MIN instead. */
   buf_printf(b,
              "int32_t %s__div(%s_t *sys, int32_t a, int32_t b, const char *where) {\n"
              "  if (b == 0) {\n    %s__fault(sys, %s_FAULT_DIV_ZERO, where);\n    return 0;\n  }\n"
-             "  return b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b;\n}\n\n"
+             "  if (b == -1)\n    return a == INT32_MIN ? INT32_MIN : -a;\n  return a / b;\n}\n\n"
              "int32_t %s__mod(%s_t *sys, int32_t a, int32_t b, const char *where) {\n"
              "  if (b == 0) {\n    %s__fault(sys, %s_FAULT_DIV_ZERO, where);\n    return 0;\n  }\n"
              "  return b == -1 ? 0 : a %% b;\n}\n\n",
@@ -195,8 +236,9 @@ static int waits_in(State *s, Resource *r) {
 static void source_waits(CGen *g, Buf *b) {
   const char *p = g->p;
   buf_printf(b, "/* Whether machine id waits for r: it is in a state with an `on acquire r` whose\n"
-                " * guard holds. */\n"
-                "static bool waits(%s_t *sys, %s_resource_t r, int id) {\n", p, p);
+                " * guard holds. */\n");
+  c_acsl(b, 0, "requires \\valid(sys)", "assigns sys->faults", NULL);
+  buf_printf(b, "static bool waits(%s_t *sys, %s_resource_t r, int id) {\n", p, p);
   int any_user = 0;
   Buf body = {0};
   buf_puts(&body, "  switch (r) {\n");
@@ -238,16 +280,24 @@ static void source_resources(CGen *g, Buf *b) {
     return;
   const char *p = g->p;
   source_waits(g, b);
+  Buf loop = {0};
+  c_acsl(&loop, 2, arena_printf("loop invariant 1 <= i <= %s_NMACHINES + 1", p),
+         "loop assigns i, sys->faults",
+         arena_printf("loop variant %s_NMACHINES + 1 - i", p), NULL);
   buf_printf(b,
              "/* Whose turn it is to take r: the first waiting machine after the one served\n"
              " * last, so waiting machines are served round-robin; 0 if r is held or nobody waits. */\n"
              "int %s__turn(%s_t *sys, %s_resource_t r) {\n"
              "  if (sys->owner[r] != 0)\n    return 0;\n"
+             "%s"
              "  for (int i = 1; i <= %s_NMACHINES; i++) {\n"
-             "    int id = sys->last_grant[r] + i;\n"
+             "    int id = %s + i;\n"
              "    if (id > %s_NMACHINES)\n      id -= %s_NMACHINES;\n"
              "    if (waits(sys, r, id))\n      return id;\n  }\n  return 0;\n}\n\n",
-             p, p, p, p, p, p);
+             p, p, p, loop.data, p,
+             c_firmware_count(g->sys) ? arena_printf("sys->last_grant[r] %% %s_NMACHINES", p) : "0",
+             p, p);
+  buf_free(&loop);
   const char *id = c_unsigned_type(c_firmware_count(g->sys));
   buf_printf(b,
              "void %s__grant(%s_t *sys, %s_resource_t r, int id) {\n"

@@ -46,6 +46,8 @@ enum hostif_status {
   HOSTIF_ST_FORMAT = 4,      /* malformed descriptor (bad op, segment count, length) */
   HOSTIF_ST_DISCONNECTED = 5,/* the VI is not connected, or the connection broke */
   HOSTIF_ST_FLUSHED = 6,     /* the VI was destroyed or disconnected with this pending */
+  HOSTIF_ST_REMOTE = 7,      /* Reliable Delivery: the peer refused the transfer (no receive
+                                descriptor, or one too short); the connection is broken */
 };
 
 struct hostif_seg {
@@ -85,6 +87,9 @@ enum hostif_vi_state {
   HOSTIF_VI_ERROR = 3,       /* the connection broke; pending work is flushed */
 };
 
+/* Reliable Delivery: a send completes only when the peer NIC has acknowledged the whole
+ * transfer (WIRE.md, "Acknowledgements"); a transfer the peer refuses completes with the
+ * peer's reason and both VIs go to ERROR. Unreliable: a send completes when it has left. */
 enum hostif_reliability {
   HOSTIF_UNRELIABLE = 0,
   HOSTIF_RELIABLE_DELIVERY = 1,
@@ -106,7 +111,10 @@ struct hostif_vi {
   uint16_t remote_node;      /* when CONNECTED */
   uint16_t remote_vi;
   uint32_t owner_pid;        /* the host process that created it */
-  uint32_t reserved[3];
+  uint32_t generation;       /* bumped by the host each time it creates a VI in this entry:
+                                the NIC forgets all it had of an earlier one and reports
+                                nothing of it into the new rings */
+  uint32_t reserved[2];
   struct hostif_ring sq;     /* send queue */
   struct hostif_ring rq;     /* receive queue */
 };
@@ -120,6 +128,27 @@ struct hostif_ctrl {
   uint32_t reserved[11];
 };
 
+/* The PANIC VM's counters (firmware/vm/CONTROL.md). */
+struct hostif_panic_counters {
+  uint64_t rx_pkts, tx_pkts;           /* PANIC data messages received / sent on the wire */
+  uint64_t rx_drop_no_prog;            /* for no program, or one not waiting for triggers */
+  uint64_t rx_drop_no_trigger;         /* the program declares no block for the message */
+  uint64_t rx_drop_full;               /* the activation queue was full */
+  uint64_t rx_drop_bad;                /* malformed, truncated or bad checksum */
+  uint64_t activations;                /* handlers run (initial blocks and triggers) */
+  uint64_t dma_activations;            /* of them, run holding the host DMA engine */
+  uint64_t abort_budget;               /* ended by the instruction budget (SPINE's watchdog) */
+  uint64_t abort_bounds, abort_div, abort_service, abort_internal;  /* ended by a fault */
+  uint64_t killed;                     /* programs stopped after too many aborts in a row */
+  uint64_t instructions;               /* executed, all activations */
+  uint64_t dma_bytes;                  /* moved by DELIVER and GET */
+  uint64_t display_drops;              /* DISPLAY values lost to a full ring */
+  uint64_t send_fail;                  /* SENDs refused: no route, queue full, too long */
+  uint64_t ctl_cmds, ctl_remote;       /* host commands done; of them, forwarded to a peer */
+  uint64_t ctl_timeouts;               /* forwarded commands the peer never answered */
+  uint64_t ctl_served;                 /* commands from peers served */
+};
+
 /* Firmware counters the `nicstat` tool prints. */
 struct hostif_counters {
   uint64_t tx_msgs, tx_bytes, rx_msgs, rx_bytes;
@@ -127,6 +156,9 @@ struct hostif_counters {
   uint64_t protection_errors, format_errors;
   uint64_t events[32];       /* dispatched, by ESM event number */
   uint64_t hdma_busy_ns, send_busy_ns;
+  uint64_t tx_acks, rx_acks, tx_nacks, rx_nacks;  /* Reliable Delivery acknowledgements */
+  uint64_t conn_broken;      /* reliable connections this NIC broke (sent or got a NACK) */
+  struct hostif_panic_counters panic;   /* the PANIC VM (struct above) */
 };
 
 #define HOSTIF_VI_ADDR(i) (HOSTIF_BASE + 0x100u + (uint32_t)(i) * (uint32_t)sizeof(struct hostif_vi))
@@ -140,5 +172,128 @@ struct hostif_counters {
 #define HOSTIF_SIG_VI(i) (1u << (i))
 
 _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");
+
+/* ---- the PANIC VM's control area (firmware/vm/CONTROL.md) ----
+ * PANIC section 3.3. A host controls the VM through a command mailbox in SRAM written by
+ * programmed I/O: it takes the mailbox (lock word, CAS with its pid), writes the command and
+ * its data (a module image, or a message), bumps cmd.seq, and rings doorbell
+ * HOSTIF_DOORBELL_PANIC. The firmware runs the command, or forwards it to the NIC named by
+ * cmd.node as a PANIC control packet and waits for the answer (at most HOSTIF_PANIC_REMOTE_MS),
+ * then writes the result into `done` (seq last) and raises host signal HOSTIF_SIG_PANIC.
+ * DISPLAY values go into a ring the host reads. Shared memory segments (registered host
+ * memory) are attached by id in the segment table, which DELIVER and GET name. */
+#define HOSTIF_PANIC_BASE     0x1a1000u   /* struct hostif_panic */
+#define HOSTIF_PANIC_MAGIC    0x434e4150u /* "PANC" */
+#define HOSTIF_DOORBELL_PANIC 16u         /* doorbells 16..31 are not VIs */
+#define HOSTIF_SIG_PANIC      (1u << 16)
+#define HOSTIF_PANIC_DATA_MAX 0x11000u    /* bytes of cmd data: the largest module is 67623 */
+#define HOSTIF_PANIC_NSEG     16u         /* segment table entries (segment ids 0..15) */
+#define HOSTIF_PANIC_NPROG    8u          /* programs one NIC holds */
+#define HOSTIF_PANIC_NROUTE   16u         /* PANIC address -> node entries */
+#define HOSTIF_PANIC_DISPLAY  1024u       /* DISPLAY ring entries (a power of two) */
+#define HOSTIF_PANIC_REMOTE_MS 500u       /* a forwarded command is answered within this */
+#define HOSTIF_PANIC_MSG_MAX  4036u       /* bytes of a message to a trigger (one wire message) */
+/* In a segment attached with HOSTIF_PANIC_SEG_SYNC, the first HOSTIF_PANIC_SYNC bytes are 8
+ * lock words then 8 flag words (section 3.3: the host sets locks and clears flags; the NIC
+ * clears locks and sets flags, and the firmware refuses a DELIVER that would do otherwise). */
+#define HOSTIF_PANIC_SEG_SYNC 1u
+#define HOSTIF_PANIC_SYNC     64u
+#define HOSTIF_PANIC_NLOCK    8u
+
+enum hostif_panic_op {
+  HOSTIF_PANIC_LOAD = 1,     /* data = module image (len bytes); prog = the id to give it */
+  HOSTIF_PANIC_UNLOAD = 2,   /* prog */
+  HOSTIF_PANIC_RUN = 3,      /* prog: run the initial block */
+  HOSTIF_PANIC_SEND = 4,     /* prog, trigger, data = the message (len bytes) */
+  HOSTIF_PANIC_LIST = 5,     /* done.list[] = the programs, done.detail = how many */
+  HOSTIF_PANIC_ROUTE = 6,    /* arg[0], arg[1] = PANIC address low, high; arg[2] = node */
+};
+
+enum hostif_panic_status {
+  HOSTIF_PANIC_PENDING = 0,
+  HOSTIF_PANIC_OK = 1,
+  HOSTIF_PANIC_EINVAL = 2,     /* bad op, length or argument */
+  HOSTIF_PANIC_ENOENT = 3,     /* no such program */
+  HOSTIF_PANIC_EEXIST = 4,     /* the program id is in use */
+  HOSTIF_PANIC_ENOSPC = 5,     /* no program slot, not enough program memory, a table full */
+  HOSTIF_PANIC_EREJECT = 6,    /* the verifier rejected the module: result = enum vm_err,
+                                  detail = byte offset in the image */
+  HOSTIF_PANIC_ESTATE = 7,     /* the program's state does not allow it (started, stopped) */
+  HOSTIF_PANIC_EBUSY = 8,      /* the activation queue or the send queue is full */
+  HOSTIF_PANIC_ETIMEDOUT = 9,  /* the remote NIC did not answer in time */
+  HOSTIF_PANIC_EUNREACH = 10,  /* the node cannot be reached */
+  HOSTIF_PANIC_EABORT = 11,    /* the handler ran and was aborted: result = enum vm_result */
+};
+
+struct hostif_panic_cmd {      /* written by the host */
+  uint32_t seq;                /* bumped by the host to submit, after everything else */
+  uint32_t op;                 /* enum hostif_panic_op */
+  uint32_t node;               /* NIC to run it on (this NIC's own node: here) */
+  uint32_t prog;               /* program id (PDL's `TO prog`) */
+  uint32_t trigger;            /* message number */
+  uint32_t len;                /* bytes in data */
+  uint32_t arg[4];
+};
+
+struct hostif_panic_prog {     /* one LIST entry */
+  uint32_t id;
+  uint32_t state;              /* enum vm_state: 1 loaded, 2 waiting, 3 stopped */
+  uint32_t mem;                /* bytes of program memory */
+  uint32_t aborts;             /* activations aborted (budget or fault) */
+  uint32_t activations;
+  uint32_t reserved;
+  char name[16];
+};
+
+struct hostif_panic_done {     /* written by the firmware */
+  uint32_t seq;                /* = cmd.seq once done; written last */
+  uint32_t status;             /* enum hostif_panic_status */
+  uint32_t result;             /* RUN/SEND: enum vm_result; EREJECT: enum vm_err */
+  uint32_t detail;             /* EREJECT: byte offset in the image; LIST: entries */
+  struct hostif_panic_prog list[HOSTIF_PANIC_NPROG];
+};
+
+struct hostif_panic_seg {      /* written by the host */
+  uint32_t state;              /* 1 attached, 0 free */
+  uint32_t ptag;               /* protection tag of the registered region holding it */
+  uint64_t addr;               /* host address */
+  uint32_t len;
+  uint32_t owner_pid;
+  uint32_t flags;              /* HOSTIF_PANIC_SEG_SYNC */
+  uint32_t reserved;
+};
+
+struct hostif_panic_route {    /* written by the firmware (ROUTE command) */
+  uint32_t used;
+  uint32_t node;
+  uint64_t addr;               /* PANIC address (PDL's `AT a:b:...`) */
+};
+
+struct hostif_panic_display {  /* one DISPLAY value */
+  uint32_t prog;
+  int32_t value;
+};
+
+struct hostif_panic {
+  uint32_t magic;              /* HOSTIF_PANIC_MAGIC once the firmware serves the mailbox */
+  uint32_t lock;               /* the mailbox owner's pid, 0 when free (hosts CAS it) */
+  uint32_t display_head;       /* written by the firmware: values put (free-running) */
+  uint32_t display_tail;       /* written by the reading host: values taken (free-running) */
+  uint32_t display_drops;      /* values lost because the ring was full */
+  uint32_t node;               /* this NIC's node */
+  uint32_t reserved[10];
+  struct hostif_panic_cmd cmd;
+  struct hostif_panic_done done;
+  struct hostif_panic_seg seg[HOSTIF_PANIC_NSEG];
+  struct hostif_panic_route route[HOSTIF_PANIC_NROUTE];
+  struct hostif_panic_display display[HOSTIF_PANIC_DISPLAY];
+  uint8_t data[HOSTIF_PANIC_DATA_MAX];
+};
+
+_Static_assert(HOSTIF_COUNTERS_ADDR + sizeof(struct hostif_counters) <= HOSTIF_PANIC_BASE,
+               "the counters end below the PANIC area");
+_Static_assert(HOSTIF_PANIC_BASE + sizeof(struct hostif_panic) <= HOSTIF_BUF_BASE,
+               "the PANIC area lies inside the host interface");
+
 
 #endif

@@ -47,6 +47,16 @@ void fwb_hdma_status(struct fw_board *b, unsigned ch, struct fwb_hdma_status *st
   st->sum = s.sum;
 }
 
+int fwb_hdma_wait(struct fw_board *b, unsigned ch, uint64_t timeout_ns) {
+  uint64_t end = nic_clock(b->nic) + timeout_ns;
+  for (;;) {
+    struct nic_hdma_chan_status s;
+    if (nic_hdma_status(b->nic, ch, &s) != 0) return -1;
+    if (!s.busy) return 0;
+    if (nic_next_due(b->nic) > end || !nic_step(b->nic)) return -1;
+  }
+}
+
 int fwb_send_start(struct fw_board *b, uint16_t dst, uint32_t sram, uint32_t len,
                    unsigned flags) {
   return nic_send_start(b->nic, dst, sram, len, flags);

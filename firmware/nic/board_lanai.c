@@ -63,6 +63,13 @@ void fwb_hdma_status(struct fw_board *b, unsigned ch, struct fwb_hdma_status *st
   st->sum = (uint16_t)*reg(R_HDMA + 16 * ch + 8);
 }
 
+int fwb_hdma_wait(struct fw_board *b, unsigned ch, uint64_t timeout_ns) {
+  uint64_t end = fwb_clock_ns(b) + timeout_ns;
+  while (*reg(R_HDMA + 16 * ch + 4) & 0x80000000u)
+    if (fwb_clock_ns(b) > end) return -1;
+  return 0;
+}
+
 int fwb_send_start(struct fw_board *b, uint16_t dst, uint32_t sram, uint32_t len,
                    unsigned flags) {
   (void)b;

@@ -5,6 +5,8 @@
  *   fw_init.c      boot: SRAM layout, hostif control block, VI table, data path
  *   fw_dispatch.c  the event loop: ISR bits -> data path events, run to completion, counters
  *   fw_sq.c        NIC-side VIA, send queues: doorbells, descriptor fetch, split, completions
+ *   fw_txlocal.c   messages the firmware itself sends (acknowledgements, VM packets)
+ *   fw_ack.c       Reliable Delivery: acknowledging transfers, and acting on the peer's ACK/NACK
  *   fw_rq.c        NIC-side VIA, receive side: classify messages, match receive descriptors,
  *                  reassemble, RDMA Write, completions
  *   fw_check.c     descriptor validation against registered memory and protection tags
@@ -12,6 +14,8 @@
  *   fw_hal_rx.c    datapath HAL, receive side (recv_arm, rx_bytes, rx_eom, rx_complete)
  *   fw_hal_hdma.c  datapath HAL, host DMA (hdma_start and its completion), fine_mode, fault
  *   fw_wire.c      the message header (hw/wire.h layout) and its checksum
+ *   fw_vm*.c       the PANIC VM: programs, activations, services, packets, host control
+ *                  (fw_vm.h)
  *   fw_sram.h      SRAM access (volatile, for fields hosts write concurrently) */
 #ifndef FW_H
 #define FW_H
@@ -22,6 +26,7 @@
 
 #include "datapath.h"
 #include "fw_board.h"
+#include "fw_vm.h"
 #include "fw_wire.h"
 #include "hostif.h"
 
@@ -47,7 +52,10 @@
 #define FW_RBUF_ADDR(i) (HOSTIF_BUF_BASE + (uint32_t)(FW_NSBUF + (i)) * FW_BUF_STRIDE)
 #define FW_CHAIN_ADDR(ch) \
   (HOSTIF_BUF_BASE + (uint32_t)(FW_NSBUF + FW_NRBUF) * FW_BUF_STRIDE + (uint32_t)(ch) * 32u * FW_CHAIN_MAX)
-#define FW_SRAM_END FW_CHAIN_ADDR(2)
+/* Staging for the payloads of firmware-originated messages (fw_txlocal.c). */
+#define FW_LOCAL_SLOTS 4u
+#define FW_LOCAL_ADDR(i) (FW_CHAIN_ADDR(2) + (uint32_t)(i) * FW_MAX_PAYLOAD)
+#define FW_SRAM_END FW_LOCAL_ADDR(FW_LOCAL_SLOTS)
 
 /* A host range one message's payload comes from or goes to. */
 struct fw_piece {
@@ -64,13 +72,16 @@ struct fw_txe {
   uint8_t status;           /* HOSTIF_ST_DONE, or the error to report */
   uint8_t npiece;
   bool trailer_done;
+  bool local;               /* the firmware's own message: no send queue slot, no host pieces */
+  uint8_t stage;            /* local with payload: its staging slot, else FW_LOCAL_SLOTS */
+  uint32_t gen;             /* the VI's generation when queued */
   uint16_t sum;             /* payload ones'-complement sum so far */
   struct fw_wire_hdr hdr;   /* hdr.len is the payload length */
   struct fw_piece piece[HOSTIF_MAXSEG];
 };
 
 /* What the firmware knows of a message in a receive buffer. */
-enum fw_rx_verdict { FW_RX_UNKNOWN, FW_RX_DROP, FW_RX_DATA, FW_RX_RDMA };
+enum fw_rx_verdict { FW_RX_UNKNOWN, FW_RX_DROP, FW_RX_DATA, FW_RX_RDMA, FW_RX_CTRL, FW_RX_PANIC };
 
 struct fw_rxi {
   uint8_t verdict;          /* enum fw_rx_verdict */
@@ -84,6 +95,7 @@ struct fw_rxi {
   uint32_t bytes;           /* bytes of the message in SRAM (capped at FW_MSGLEN) */
   uint32_t last_len;        /* for stall detection */
   uint16_t src;             /* link source */
+  bool reliable;            /* for a VI connected to its sender with Reliable Delivery */
   struct fw_wire_hdr hdr;
   struct fw_piece piece[HOSTIF_MAXSEG];  /* where the payload goes in host memory */
 };
@@ -95,8 +107,10 @@ enum fw_drop { FW_DROP_NONE, FW_DROP_NO_VI, FW_DROP_NO_DESC, FW_DROP_MALFORMED, 
 struct fw_sqslot {
   uint16_t inflight;        /* messages of it in the send pipeline */
   bool queued;              /* every message of it queued (or it failed before) */
+  bool await_ack;           /* Reliable Delivery: completes when the peer acknowledges last_seq */
   uint8_t status;
   uint32_t len;
+  uint32_t last_seq;        /* wire seq of its last message */
 };
 
 /* The firmware's private state of a VI (the shared one is struct hostif_vi in SRAM). */
@@ -113,6 +127,12 @@ struct fw_vi {
   bool rx_active;              /* a transfer is being reassembled into rdesc */
   uint32_t rx_next_off, rx_msg_len;
   struct hostif_desc rdesc;
+  /* Reliable Delivery */
+  bool ack_due;                /* an ACK (ack_seq) or NACK (nack_status) is to be sent */
+  uint8_t nack_status;         /* 0: ACK; else the hostif status the sender is to report */
+  uint32_t ack_seq;
+  uint16_t ack_node, ack_vi;   /* where it goes (the connection may be broken by then) */
+  uint32_t gen;                /* hostif_vi.generation the state above belongs to */
   /* the connection the state above belongs to */
   uint32_t conn_key;
 };
@@ -133,6 +153,9 @@ struct fw {
   uint8_t sbuf_txe[FW_NSBUF];            /* txq index held by each send buffer */
   uint32_t sq_work;                      /* VIs whose send queue may have work */
   unsigned sq_rr;
+  uint32_t ack_work;                     /* VIs with an ACK or NACK to send */
+  uint32_t ack_watch;                    /* VIs with sends awaiting an acknowledgement */
+  uint8_t stage_busy;                    /* staging slots in use, by bit */
   /* receive pipeline */
   struct fw_rxi rxi[FW_NRBUF];
   int rx_cur;                            /* buffer the receive engine fills, -1 if none */
@@ -147,6 +170,7 @@ struct fw {
   struct fw_vi vi[HOSTIF_NVI];
   uint32_t faults;
   uint64_t isr_handled[14];              /* hardware ISR bits handled, by bit */
+  struct fw_vm vm;                       /* the PANIC VM (fw_vm.h) */
 };
 
 /* fw_init.c */
@@ -161,10 +185,37 @@ bool fw_poll(struct fw *fw);
 void fw_sq_doorbell(struct fw *fw, unsigned vi);
 void fw_sq_pump(struct fw *fw);
 void fw_sq_msg_done(struct fw *fw, struct fw_txe *e);
+/* The peer acknowledged every message of the VI up to and including seq; or refused the
+ * transfer holding seq with status st (the connection is broken). */
+void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq);
+void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st);
+
+/* fw_txlocal.c: queues a message of the firmware's own (header as given, src_node filled in;
+ * payload copied now, h->len bytes). false, and nothing queued, if the send queue or the
+ * payload staging is full: the caller keeps its work and retries after fw_sq_pump. */
+bool fw_tx_local(struct fw *fw, const struct fw_wire_hdr *h, const uint8_t *payload);
+/* tx_len for a local message: copies its payload into the send buffer, sums it. */
+void fw_tx_local_bind(struct fw *fw, struct fw_txe *e, unsigned buf);
+void fw_tx_local_done(struct fw *fw, struct fw_txe *e);
+
+/* fw_ack.c */
+/* A good DATA/RDMA_WRITE message for a reliable VI has been delivered; or one was refused
+ * (st: the status the sender reports). Queues the ACK or NACK and, for a NACK, breaks the
+ * connection on this side. */
+void fw_ack_delivered(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h);
+void fw_ack_refuse(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint32_t st);
+/* An ACK or NACK arrived (header checked, addressed to a VI connected to its sender). */
+void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h);
+/* Sends the ACKs and NACKs that are due, as far as the send queue has room. */
+void fw_ack_pump(struct fw *fw);
+/* Sets a connected VI to ERROR (this NIC broke the connection). */
+void fw_vi_break(struct fw *fw, unsigned vi);
 
 /* fw_rq.c */
 void fw_rx_classify(struct fw *fw, unsigned buf);
 void fw_rx_finish(struct fw *fw, unsigned buf);
+/* Completes every receive descriptor posted on the VI FLUSHED (its connection broke). */
+void fw_rq_flush(struct fw *fw, unsigned vi);
 
 /* fw_hal_rx.c */
 void fw_rx_progress(struct fw *fw);

@@ -99,6 +99,11 @@ void fwb_signal_host(struct fw_board *b, uint32_t bits);
 
 int fwb_hdma_start(struct fw_board *b, unsigned ch, uint32_t desc_addr);
 void fwb_hdma_status(struct fw_board *b, unsigned ch, struct fwb_hdma_status *st);
+/* Waits until channel ch is idle, at most timeout_ns of board time: 0, or -1 on timeout.
+ * For a firmware step that cannot go on without the data (the PANIC VM's GET and DELIVER):
+ * on a card it polls the channel's status register while the engine works; on the emulated
+ * NIC it steps the emulated hardware (whose clock moves only when the firmware lets it). */
+int fwb_hdma_wait(struct fw_board *b, unsigned ch, uint64_t timeout_ns);
 
 int fwb_send_start(struct fw_board *b, uint16_t dst, uint32_t sram, uint32_t len,
                    unsigned flags);
@@ -113,6 +118,7 @@ uint64_t fwb_hdma_busy_ns(struct fw_board *b);
 uint64_t fwb_send_busy_ns(struct fw_board *b);
 
 /* Is [host, host + len) inside one registered region with this tag and access? */
+/*@ assigns \nothing; */
 enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint32_t len,
                                          uint32_t ptag, uint32_t access);
 

@@ -51,9 +51,15 @@ static void handle(struct fw *fw, uint32_t ev) {
     uint32_t db = fwb_doorbells_take(b);
     for (unsigned i = 0; i < HOSTIF_NVI; i++)
       if (db & (1u << HOSTIF_DOORBELL_VI(i))) fw_sq_doorbell(fw, i);
+    if (db & (1u << HOSTIF_DOORBELL_PANIC)) fw_vm_doorbell(fw); /* the PANIC VM's mailbox */
+  }
+  if (ev & FWB_ISR_TIMER(FW_TIMER_VM)) { /* a command forwarded to a peer is overdue */
+    fwb_isr_clear(b, FWB_ISR_TIMER(FW_TIMER_VM));
+    fw_vm_tick(fw);
   }
   uint32_t rest = ev & ~(FWB_ISR_SEND | FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) |
-                         FW_ISR_RX | FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_HOST_SIG);
+                         FW_ISR_RX | FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_HOST_SIG |
+                         FWB_ISR_TIMER(FW_TIMER_VM));
   if (rest) fwb_isr_clear(b, rest); /* LINK_DOWN, MEMORY: counted only */
 }
 
@@ -75,6 +81,7 @@ bool fw_poll(struct fw *fw) {
     }
     uint32_t queued = fw->tx_head;
     fw_sq_pump(fw);
+    fw_vm_pump(fw);
     if (fw->tx_head != queued) any = true;
     if (datapath_run(&fw->dp, 0xffffffffu)) any = true;
     if (!any) break;

@@ -21,6 +21,7 @@ int32_t datapath_hal_tx_len(datapath_t *sys) {
   uint32_t hdr[FW_WIRE_HDR_LEN / 4];
   fw_wire_encode((uint8_t *)hdr, &e->hdr);
   fw_sram_out(fw, FW_SBUF_ADDR(buf), hdr, FW_WIRE_HDR_LEN);
+  if (e->local) fw_tx_local_bind(fw, e, buf);
   return (int32_t)(FW_WIRE_HDR_LEN + e->hdr.len + FW_TRAILER);
 }
 
@@ -38,5 +39,6 @@ void datapath_hal_tx_complete(datapath_t *sys, uint8_t buf) {
   uint8_t idx = fw->sbuf_txe[buf];
   if (idx != fw->tx_done % FW_TXQ) fw->faults++; /* the machines complete in order */
   fw->tx_done++;
-  fw_sq_msg_done(fw, &fw->txq[idx]);
+  if (fw->txq[idx].local) fw_tx_local_done(fw, &fw->txq[idx]);
+  else fw_sq_msg_done(fw, &fw->txq[idx]);
 }

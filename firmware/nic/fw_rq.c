@@ -15,7 +15,11 @@
  * copied) matching the trailer. A failed packet abandons its transfer: the descriptor is not
  * completed and stays posted for the next transfer. The last packet of a good transfer
  * completes the descriptor (length, immediate data); an RDMA Write with immediate data
- * consumes a receive descriptor at its last packet. Freestanding. */
+ * consumes a receive descriptor at its last packet.
+ *   ACK, NACK   from a VI connected to the sender: handed to fw_ack.c.
+ * On a Reliable Delivery VI a delivered transfer is acknowledged and a refused one (no
+ * descriptor, too short, protection, a damaged message) is NACKed with the reason, which
+ * breaks the connection (fw_ack.c). Freestanding. */
 #include "fw_vi.h"
 
 static void count_drop(struct fw *fw, unsigned reason) {
@@ -35,7 +39,7 @@ static void rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, u
                         uint16_t flags) {
   struct fw_vi *v = &fw->vi[vi];
   fw_complete_slot(fw, FW_SLOT_ADDR(vi, rq, v->rq_done), st, len, imm, flags);
-  v->rq_done++;
+  v->rq_done = ring_next(v->rq_done);
   fw_release();
   fw_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done);
   fw_wr32(fw, FW_RING_DONE(vi, rq), v->rq_done);
@@ -47,7 +51,7 @@ static bool rq_peek(struct fw *fw, unsigned vi, struct hostif_desc *d) {
   struct fw_vi *v = &fw->vi[vi];
   uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, rq));
   fw_acquire();
-  if (prod == v->rq_done) return false;
+  if (!ring_nonempty(prod, v->rq_done)) return false;
   fw_sram_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done), (uint32_t)offsetof(struct hostif_desc, status));
   return true;
 }
@@ -76,7 +80,7 @@ static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
     v->rx_active = true;
     v->rx_next_off = 0;
     v->rx_msg_len = h->msg_len;
-    fw_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done + 1);
+    fw_wr32(fw, FW_RING_CONS(vi, rq), ring_next(v->rq_done));
   } else if (!v->rx_active || h->msg_off != v->rx_next_off || h->msg_len != v->rx_msg_len) {
     ri->drop_reason = FW_DROP_MALFORMED;
     return;
@@ -106,8 +110,14 @@ void fw_rx_classify(struct fw *fw, unsigned buf) {
   const struct fw_wire_hdr *h = &ri->hdr;
   ri->verdict = FW_RX_DROP;
   ri->drop_reason = FW_DROP_MALFORMED;
+  ri->reliable = false;
   if (!ri->hdr_ok) return;
-  if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE) return;
+  if (h->type == FW_WIRE_PANIC) { /* the PANIC VM's packets: judged by fw_vm_rx */
+    fw_vm_classify(fw, ri);
+    return;
+  }
+  bool ctrl = h->type == FW_WIRE_ACK || h->type == FW_WIRE_NACK;
+  if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE && !(ctrl && h->len == 0)) return;
   if (h->dst_node != fw->node || h->src_node != ri->src) return;
   ri->drop_reason = FW_DROP_NO_VI;
   if (h->dst_vi == 0 || h->dst_vi >= HOSTIF_NVI) return;
@@ -116,9 +126,24 @@ void fw_rx_classify(struct fw *fw, unsigned buf) {
   if (w.state != HOSTIF_VI_CONNECTED || w.remote_node != h->src_node || w.remote_vi != h->src_vi)
     return;
   ri->drop_reason = FW_DROP_NONE;
+  if (ctrl) {
+    ri->verdict = FW_RX_CTRL;
+    return;
+  }
+  ri->reliable = w.reliability == HOSTIF_RELIABLE_DELIVERY;
   if (h->type == FW_WIRE_DATA) classify_data(fw, ri, h->dst_vi, &w);
   else classify_rdma(fw, ri, &w);
   if (ri->drop_reason != FW_DROP_NONE) ri->verdict = FW_RX_DROP;
+}
+
+/* What the sender of a refused message on a reliable VI reports. */
+static uint32_t refusal(const struct fw_wire_hdr *h, unsigned reason) {
+  switch (reason) {
+  case FW_DROP_NO_DESC:
+  case FW_DROP_TRUNCATED: return HOSTIF_ST_REMOTE;
+  case FW_DROP_PROTECTION: return h->type == FW_WIRE_RDMA_WRITE ? HOSTIF_ST_PROTECTION : HOSTIF_ST_REMOTE;
+  default: return HOSTIF_ST_DISCONNECTED;
+  }
 }
 
 static bool checksum_ok(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
@@ -130,8 +155,12 @@ static bool checksum_ok(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
 void fw_rx_finish(struct fw *fw, unsigned buf) {
   struct fw_rxi *ri = &fw->rxi[buf];
   if (ri->verdict == FW_RX_UNKNOWN) fw_rx_classify(fw, buf);
+  if (ri->verdict == FW_RX_PANIC) {
+    fw_vm_rx(fw, buf);
+    return;
+  }
   unsigned reason = ri->drop_reason;
-  if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA) {
+  if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL) {
     if (!ri->complete_ok) reason = FW_DROP_MALFORMED;
     else if (ri->dma_err) reason = FW_DROP_PROTECTION;
     else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM;
@@ -144,6 +173,11 @@ void fw_rx_finish(struct fw *fw, unsigned buf) {
       v->rx_active = false;
       fw_wr32(fw, FW_RING_CONS(h->dst_vi, rq), v->rq_done);
     }
+    if (ri->reliable) fw_ack_refuse(fw, h->dst_vi, h, refusal(h, reason));
+    return;
+  }
+  if (ri->verdict == FW_RX_CTRL) {
+    fw_ack_received(fw, h);
     return;
   }
   unsigned vi = h->dst_vi;
@@ -160,8 +194,24 @@ void fw_rx_finish(struct fw *fw, unsigned buf) {
     }
   } else if (last && imm_flag) {
     struct hostif_desc d = {0};
-    if (!rq_peek(fw, vi, &d)) count_drop(fw, FW_DROP_NO_DESC);
-    else if (d.op != HOSTIF_OP_RECV) rq_complete(fw, vi, HOSTIF_ST_FORMAT, 0, 0, 0);
-    else rq_complete(fw, vi, HOSTIF_ST_DONE, 0, h->imm, imm_flag);
+    if (!rq_peek(fw, vi, &d)) {
+      count_drop(fw, FW_DROP_NO_DESC);
+      if (ri->reliable) {
+        fw_ack_refuse(fw, vi, h, HOSTIF_ST_REMOTE);
+        return;
+      }
+    } else if (d.op != HOSTIF_OP_RECV) {
+      rq_complete(fw, vi, HOSTIF_ST_FORMAT, 0, 0, 0);
+    } else {
+      rq_complete(fw, vi, HOSTIF_ST_DONE, 0, h->imm, imm_flag);
+    }
   }
+  if (ri->reliable) fw_ack_delivered(fw, vi, h);
+}
+
+void fw_rq_flush(struct fw *fw, unsigned vi) {
+  struct fw_vi *v = &fw->vi[vi];
+  struct hostif_desc d;
+  v->rx_active = false;
+  while (rq_peek(fw, vi, &d)) rq_complete(fw, vi, HOSTIF_ST_FLUSHED, 0, 0, 0);
 }

@@ -4,21 +4,60 @@
  * data-path messages of at most FW_MAX_PAYLOAD bytes, each queued with its wire header and
  * the host pieces it comes from, and announced to SDMA with a `doorbell` event. When the last
  * message of a descriptor has left (tx_complete), its completion is written; completions are
- * published in ring order (`done`), a failed descriptor waiting for earlier ones. Freestanding. */
+ * published in ring order (`done`), a failed descriptor waiting for earlier ones. On a Reliable
+ * Delivery VI a descriptor also waits for the peer's acknowledgement of its last message
+ * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED. Freestanding. */
 #include "fw_vi.h"
+
+static void sq_retire(struct fw *fw, unsigned vi);
+
+/* Sends awaiting an acknowledgement on a connection that is gone will never get one. */
+static void sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
+  struct fw_vi *v = &fw->vi[vi];
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i++) {
+    struct fw_sqslot *sl = &v->slot[i % HOSTIF_RING];
+    if (!sl->await_ack) continue;
+    sl->await_ack = false;
+    if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
+  }
+  fw->ack_watch &= ~(1u << vi);
+  sq_retire(fw, vi);
+}
 
 static uint32_t conn_key(const struct fw_vi_view *w) {
   return w->state | (uint32_t)w->remote_node << 4 | (uint32_t)w->remote_vi << 20;
 }
 
+/* A new VI in the entry: what the firmware had of the old one is dropped, never reported
+ * into the new one's rings (its messages still in the pipeline retire silently). */
+static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
+  struct fw_vi *v = &fw->vi[vi];
+  for (unsigned i = 0; i < HOSTIF_RING; i++) {
+    v->slot[i].inflight = 0;
+    v->slot[i].queued = false;
+    v->slot[i].await_ack = false;
+  }
+  v->have = false;
+  v->rx_active = false;
+  v->ack_due = false;
+  v->nack_status = 0;
+  v->gen = gen;
+  v->sq_cons = v->sq_done = fw_rd32(fw, FW_RING_CONS(vi, sq));
+  v->rq_done = fw_rd32(fw, FW_RING_DONE(vi, rq));
+  fw->ack_watch &= ~(1u << vi);
+  fw->ack_work &= ~(1u << vi);
+}
+
 void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   fw_vi_read(fw, vi, w);
+  if (w->gen != v->gen) vi_forget(fw, vi, w->gen);
   uint32_t key = conn_key(w);
   if (key != v->conn_key) {
     v->conn_key = key;
     v->tx_seq = 0;
     v->rx_active = false;
+    if (fw->ack_watch & (1u << vi)) sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
   }
   /* Rings re-initialised by the host (a new VI in this entry): adopt them when idle. */
   uint32_t sc = fw_rd32(fw, FW_RING_CONS(vi, sq)), sd = fw_rd32(fw, FW_RING_DONE(vi, sq));
@@ -38,12 +77,12 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
 static void sq_retire(struct fw *fw, unsigned vi) {
   struct fw_vi *v = &fw->vi[vi];
   bool any = false;
-  while (v->sq_done != v->sq_cons) {
-    struct fw_sqslot *sl = &v->slot[v->sq_done % HOSTIF_RING];
-    if (!sl->queued || sl->inflight) break;
+  while (ring_nonempty(v->sq_cons, v->sq_done)) {
+    struct fw_sqslot *sl = &v->slot[ring_slot(v->sq_done)];
+    if (!sl->queued || sl->inflight || sl->await_ack) break;
     fw_complete_slot(fw, FW_SLOT_ADDR(vi, sq, v->sq_done), sl->status,
                      sl->status == HOSTIF_ST_DONE ? sl->len : 0, 0, 0);
-    v->sq_done++;
+    v->sq_done = ring_next(v->sq_done);
     fw_release();
     fw_wr32(fw, FW_RING_DONE(vi, sq), v->sq_done);
     any = true;
@@ -59,10 +98,10 @@ static void count_error(struct fw *fw, uint32_t st) {
 /* Ends the descriptor being split with status st (after the messages already queued). */
 static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
   struct fw_vi *v = &fw->vi[vi];
-  struct fw_sqslot *sl = &v->slot[(v->sq_cons - 1) % HOSTIF_RING];
+  struct fw_sqslot *sl = &v->slot[ring_slot(ring_prev(v->sq_cons))];
   v->have = false;
   sl->queued = true;
-  sl->status = (uint8_t)st;
+  if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
   count_error(fw, st);
   sq_retire(fw, vi);
 }
@@ -72,16 +111,17 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, sq));
   fw_acquire();
-  if (prod == v->sq_cons) return false;
-  if (v->sq_cons - v->sq_done >= HOSTIF_RING) return false; /* every slot awaits completion */
+  if (!ring_nonempty(prod, v->sq_cons)) return false;
+  if (!ring_may_produce(v->sq_cons, v->sq_done)) return false; /* every slot awaits completion */
   uint32_t at = FW_SLOT_ADDR(vi, sq, v->sq_cons);
   fw_sram_in(fw, &v->desc, at, (uint32_t)offsetof(struct hostif_desc, status));
-  struct fw_sqslot *sl = &v->slot[v->sq_cons % HOSTIF_RING];
+  struct fw_sqslot *sl = &v->slot[ring_slot(v->sq_cons)];
   sl->inflight = 0;
   sl->queued = false;
+  sl->await_ack = false;
   sl->status = HOSTIF_ST_DONE;
   sl->len = v->desc.length;
-  v->sq_cons++;
+  v->sq_cons = ring_next(v->sq_cons);
   fw_wr32(fw, FW_RING_CONS(vi, sq), v->sq_cons);
   v->have = true;
   v->off = 0;
@@ -99,9 +139,12 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
   struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
   e->vi = (uint8_t)vi;
-  e->slot = (uint8_t)((v->sq_cons - 1) % HOSTIF_RING);
+  e->slot = (uint8_t)ring_slot(ring_prev(v->sq_cons));
   e->status = HOSTIF_ST_DONE;
   e->trailer_done = false;
+  e->local = false;
+  e->stage = FW_LOCAL_SLOTS;
+  e->gen = v->gen;
   e->sum = 0;
   e->npiece = (uint8_t)fw_desc_pieces(d, v->off, plen, e->piece, HOSTIF_MAXSEG);
   struct fw_wire_hdr *h = &e->hdr;
@@ -121,6 +164,12 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   h->msg_len = d->length;
   h->rdma_handle = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_ptag : 0;
   h->rdma_addr = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_addr : 0;
+  if (w->reliability == HOSTIF_RELIABLE_DELIVERY && (h->flags & FW_WIRE_F_LAST)) {
+    h->flags |= FW_WIRE_F_ACKREQ;
+    v->slot[e->slot].await_ack = true;
+    v->slot[e->slot].last_seq = h->seq;
+    fw->ack_watch |= 1u << vi;
+  }
   fw->tx_head++;
   v->slot[e->slot].inflight++;
   v->off += plen;
@@ -151,7 +200,19 @@ void fw_sq_doorbell(struct fw *fw, unsigned vi) {
   fw->sq_work |= 1u << vi;
 }
 
+/* A connection with sends awaiting acknowledgement is watched, so that one broken by nicd
+ * (peer gone) completes them. */
+static void sq_watch(struct fw *fw) {
+  for (unsigned vi = 1; vi < HOSTIF_NVI && fw->ack_watch; vi++)
+    if (fw->ack_watch & (1u << vi)) {
+      struct fw_vi_view w;
+      fw_vi_sync(fw, vi, &w);
+    }
+}
+
 void fw_sq_pump(struct fw *fw) {
+  fw_ack_pump(fw);
+  sq_watch(fw);
   while (fw->sq_work && fw->tx_head - fw->tx_done < FW_TXQ) {
     for (unsigned i = 0; i < HOSTIF_NVI && fw->tx_head - fw->tx_done < FW_TXQ; i++) {
       unsigned vi = (fw->sq_rr + i) % HOSTIF_NVI;
@@ -165,13 +226,46 @@ void fw_sq_pump(struct fw *fw) {
 void fw_sq_msg_done(struct fw *fw, struct fw_txe *e) {
   struct fw_vi *v = &fw->vi[e->vi];
   struct fw_sqslot *sl = &v->slot[e->slot];
+  fw_ctr(fw)->tx_msgs++;
+  fw_ctr(fw)->tx_bytes += e->hdr.len;
+  if (e->gen != v->gen) return; /* its VI is gone */
   if (sl->inflight) sl->inflight--;
   if (e->status != HOSTIF_ST_DONE && sl->status == HOSTIF_ST_DONE) {
     sl->status = e->status;
     count_error(fw, e->status);
   }
-  fw_ctr(fw)->tx_msgs++;
-  fw_ctr(fw)->tx_bytes += e->hdr.len;
   sq_retire(fw, e->vi);
   fw->sq_work |= 1u << e->vi; /* a slot may have come free for a waiting descriptor */
+}
+
+/* Sequence numbers are free-running: a is at or before b. */
+static bool seq_le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
+
+void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq) {
+  struct fw_vi *v = &fw->vi[vi];
+  bool waiting = false;
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i++) {
+    struct fw_sqslot *sl = &v->slot[i % HOSTIF_RING];
+    if (sl->await_ack && seq_le(sl->last_seq, seq)) sl->await_ack = false;
+    waiting |= sl->await_ack;
+  }
+  if (!waiting) fw->ack_watch &= ~(1u << vi);
+  sq_retire(fw, vi);
+}
+
+void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st) {
+  struct fw_vi *v = &fw->vi[vi];
+  bool hit = false;
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i++) {
+    struct fw_sqslot *sl = &v->slot[i % HOSTIF_RING];
+    bool before = sl->await_ack && (int32_t)(sl->last_seq - seq) < 0;
+    sl->await_ack = false;
+    if (before || sl->status != HOSTIF_ST_DONE) continue; /* arrived whole (FIFO), or failed here */
+    /* the transfer holding the refused message, then those after it: the connection broke */
+    sl->status = (uint8_t)(hit ? HOSTIF_ST_DISCONNECTED : st);
+    hit = true;
+  }
+  fw->ack_watch &= ~(1u << vi);
+  fw_vi_break(fw, vi);
+  sq_retire(fw, vi);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fw.h"
+#include "ring.h"
 
 static inline uint32_t fw_rd32(struct fw *fw, uint32_t addr) {
   return *(volatile uint32_t *)(void *)(fw->sram + addr);
@@ -56,7 +57,7 @@ static inline void fw_sram_zero(struct fw *fw, uint32_t addr, uint32_t len) {
 #define FW_RING_DONE(vi, q) (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, done))
 #define FW_SLOT_ADDR(vi, q, i) \
   (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, slot) + \
-   ((uint32_t)(i) % HOSTIF_RING) * (uint32_t)sizeof(struct hostif_desc))
+   ring_slot((uint32_t)(i)) * (uint32_t)sizeof(struct hostif_desc))
 
 /* Writes a completion into a ring slot: the results, then (after a release fence) status. */
 static inline void fw_complete_slot(struct fw *fw, uint32_t slot_addr, uint32_t status,

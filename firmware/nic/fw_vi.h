@@ -7,7 +7,7 @@
 #include "fw_sram.h"
 
 struct fw_vi_view {
-  uint32_t state, reliability, ptag;
+  uint32_t state, reliability, ptag, gen;
   uint16_t remote_node, remote_vi;
 };
 
@@ -16,6 +16,7 @@ static inline void fw_vi_read(struct fw *fw, unsigned vi, struct fw_vi_view *w) 
   fw_acquire();
   w->reliability = fw_rd32(fw, FW_VI_FIELD(vi, reliability));
   w->ptag = fw_rd32(fw, FW_VI_FIELD(vi, ptag));
+  w->gen = fw_rd32(fw, FW_VI_FIELD(vi, generation));
   w->remote_node = fw_rd16(fw, FW_VI_FIELD(vi, remote_node));
   w->remote_vi = fw_rd16(fw, FW_VI_FIELD(vi, remote_vi));
 }

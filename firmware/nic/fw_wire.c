@@ -2,33 +2,50 @@
  * checksum arithmetic the firmware needs. Freestanding. */
 #include "fw_wire.h"
 
+/*@ requires \valid(p + (0 .. 1));
+    assigns p[0 .. 1]; */
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+/*@ requires \valid(p + (0 .. 3));
+    assigns p[0 .. 3]; */
 static void put32(uint8_t *p, uint32_t v) {
   put16(p, (uint16_t)(v >> 16));
   put16(p + 2, (uint16_t)v);
 }
-static uint16_t get16(const uint8_t *p) { return (uint16_t)((uint16_t)p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
+/*@ requires \valid_read(p + (0 .. 1));
+    assigns \nothing; */
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] * 256u + p[1]); }
+/*@ requires \valid_read(p + (0 .. 3));
+    assigns \nothing; */
+static uint32_t get32(const uint8_t *p) { return get16(p) * 65536u + get16(p + 2); }
 
 uint16_t fw_csum_add(uint16_t a, uint16_t b) {
   uint32_t s = (uint32_t)a + b;
-  s = (s & 0xffffu) + (s >> 16);
-  return (uint16_t)s;
+  //@ assert s == a + b && s <= 0x1fffe;
+  return (uint16_t)(s > 0xffffu ? s - 0xffffu : s); /* the end-around carry */
 }
 
 uint16_t fw_csum(const uint8_t *p, uint32_t len) {
   uint32_t s = 0;
   uint32_t i = 0;
+  /*@ loop invariant 0 <= i <= len && i % 2 == 0 && s <= 0x7fffffff;
+      loop assigns i, s;
+      loop variant len - i; */
   for (; i + 1 < len; i += 2) {
-    s += (uint32_t)p[i] << 8 | p[i + 1];
-    if (s & 0x80000000u) s = (s & 0xffffu) + (s >> 16);
+    s += p[i] * 256u + p[i + 1];
+    if (s >= 0x80000000u) s = s % 0x10000u + s / 0x10000u; /* fold before bit 31 overflows */
   }
-  if (i < len) s += (uint32_t)p[i] << 8;
-  while (s >> 16) s = (s & 0xffffu) + (s >> 16);
+  if (i < len) s += p[i] * 256u;
+  /*@ loop invariant s <= 0x8000ff00;
+      loop assigns s;
+      loop variant s; */
+  while (s > 0xffffu) s = s % 0x10000u + s / 0x10000u;
   return (uint16_t)s;
 }
 
 void fw_wire_encode(uint8_t *o, const struct fw_wire_hdr *h) {
+  /*@ loop invariant 0 <= i <= FW_WIRE_HDR_LEN;
+      loop assigns i, o[0 .. FW_WIRE_HDR_LEN - 1];
+      loop variant FW_WIRE_HDR_LEN - i; */
   for (unsigned i = 0; i < FW_WIRE_HDR_LEN; i++) o[i] = 0;
   o[0] = FW_WIRE_VERSION;
   o[1] = h->type;
@@ -68,7 +85,7 @@ bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
   h->msg_off = get32(in + 32);
   h->msg_len = get32(in + 36);
   h->rdma_handle = get32(in + 40);
-  h->rdma_addr = (uint64_t)get32(in + 48) << 32 | get32(in + 52);
+  h->rdma_addr = (uint64_t)get32(in + 48) * 0x100000000u + get32(in + 52);
   if (h->msg_off > h->msg_len || h->len > h->msg_len - h->msg_off) return false;
   return true;
 }

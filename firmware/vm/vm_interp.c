@@ -31,8 +31,8 @@ struct cpu {
 */
 
 /* VM arithmetic wraps (FORMAT.md). Unsigned wrap-around is defined C, but the proofs run with
- * -warn-unsigned-overflow, which reports it: these are the intended wraps, trusted by
- * proofs/modules.conf. */
+ * -warn-unsigned-overflow, which reports it: these are the intended wraps, proved apart (module
+ * vm-wrap, every run-time check but that warning). */
 /*@ assigns \nothing; */
 static uint32_t wrap_add(uint32_t a, uint32_t b) { return a + b; }
 /*@ assigns \nothing; */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nic_internal.h"
+#include "ring.h"
 
 static struct lnic_rec *rec_at(struct lnic_wq *q, uint32_t i) { return &q->rec[i & (q->cap - 1)]; }
 
@@ -40,14 +41,15 @@ static unsigned push(struct lnic_vi *v, enum lnic_q qi) {
   while (q->pushed != q->posted) {
     struct lnic_rec *r = rec_at(q, q->pushed);
     if (!r->local_status) {
-      if (q->ring_prod - q->ring_reaped >= HOSTIF_RING) break;
-      volatile struct hostif_desc *slot = &ring->slot[q->ring_prod % HOSTIF_RING];
+      if (!ring_may_produce(q->ring_prod, q->ring_reaped)) break; /* never over an unreaped slot */
+      volatile struct hostif_desc *slot = &ring->slot[ring_slot(q->ring_prod)];
       memcpy((void *)slot, &r->d, offsetof(struct hostif_desc, status));
       slot->done_len = 0;
       slot->done_imm = 0;
       slot->done_flags = 0;
       slot->status = HOSTIF_ST_PENDING;
-      r->ring_seq = q->ring_prod++;
+      r->ring_seq = q->ring_prod;
+      q->ring_prod = ring_next(q->ring_prod);
       n++;
     }
     q->pushed++;
@@ -70,14 +72,14 @@ static unsigned reap(struct lnic_vi *v, enum lnic_q qi) {
       c->len = c->imm = 0;
       c->flags = 0;
     } else {
-      volatile struct hostif_desc *slot = &ring->slot[r->ring_seq % HOSTIF_RING];
+      volatile struct hostif_desc *slot = &ring->slot[ring_slot(r->ring_seq)];
       uint32_t st = sram_ld32(&slot->status);   /* acquire: the fields before it are final */
       if (st == HOSTIF_ST_PENDING) break;
       c->status = st;
       c->len = slot->done_len;
       c->imm = slot->done_imm;
       c->flags = slot->done_flags;
-      q->ring_reaped++;
+      q->ring_reaped = ring_next(q->ring_reaped);
     }
     q->reaped++;
     n++;

@@ -13,3 +13,10 @@ $(B)/obj/host/tools/sovia_xfer.o: INCLUDES += -Ihost/sovia -Ihost/vipl
 $(B)/bin/sovia_xfer: $(B)/obj/host/tools/sovia_xfer.o $(SOVIA_LIB) $(B)/lib/libvipl.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -lpthread -lrt -o $@
+
+# panicctl: control of the PANIC VM (libpanic).
+BINS += $(B)/bin/panicctl
+$(B)/obj/host/tools/panicctl.o: INCLUDES += -Ihost/panic -Ifirmware/vm
+$(B)/bin/panicctl: $(B)/obj/host/tools/panicctl.o $(B)/lib/libpanic.a $(LIBNIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -lpthread -lrt -o $@

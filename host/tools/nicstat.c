@@ -2,7 +2,8 @@
  * (doorbells, host signals, host DMA descriptors/bytes/errors/busy time, link frames, bytes,
  * drops, busy time, receive truncations) and the firmware's struct hostif_counters (messages
  * and bytes each way, drops by reason, protection and format errors, events dispatched by
- * type, DMA busy time). Usage: nicstat [-i MS [-c N]] [nic0 ...] (default nic0). */
+ * type, DMA busy time, the PANIC VM's packets, activations and aborts by reason).
+ * Usage: nicstat [-i MS [-c N]] [nic0 ...] (default nic0). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -56,6 +57,9 @@ static void show(const char *dev) {
     printf("    errors: protection %" PRIu64 ", format %" PRIu64 "\n", k.protection_errors,
            k.format_errors);
     printf("    busy: hdma %" PRIu64 " ns, send %" PRIu64 " ns\n", k.hdma_busy_ns, k.send_busy_ns);
+    printf("    reliable: acks sent %" PRIu64 ", received %" PRIu64 "; nacks sent %" PRIu64
+           ", received %" PRIu64 "; connections broken %" PRIu64 "\n",
+           k.tx_acks, k.rx_acks, k.tx_nacks, k.rx_nacks, k.conn_broken);
     printf("    events dispatched:");
     int any = 0;
     for (int i = 0; i < 32; i++)
@@ -67,6 +71,22 @@ static void show(const char *dev) {
       if (v->state != HOSTIF_VI_FREE) vis++;
     }
     printf("    VIs in use: %u of %u\n", vis, HOSTIF_NVI - 1);
+    const struct hostif_panic_counters *q = &k.panic;   /* the PANIC VM */
+    printf("  PANIC VM:\n");
+    printf("    packets: rx %" PRIu64 ", tx %" PRIu64 "; dropped: no program %" PRIu64
+           ", no trigger %" PRIu64 ", queue full %" PRIu64 ", bad %" PRIu64 "\n",
+           q->rx_pkts, q->tx_pkts, q->rx_drop_no_prog, q->rx_drop_no_trigger, q->rx_drop_full,
+           q->rx_drop_bad);
+    printf("    activations %" PRIu64 " (%" PRIu64 " holding the host DMA engine), instructions %"
+           PRIu64 ", DMA bytes %" PRIu64 "\n", q->activations, q->dma_activations,
+           q->instructions, q->dma_bytes);
+    printf("    aborted: budget %" PRIu64 ", bounds %" PRIu64 ", div %" PRIu64 ", service %" PRIu64
+           ", internal %" PRIu64 "; programs stopped %" PRIu64 "\n", q->abort_budget,
+           q->abort_bounds, q->abort_div, q->abort_service, q->abort_internal, q->killed);
+    printf("    send failures %" PRIu64 ", display drops %" PRIu64 "\n", q->send_fail,
+           q->display_drops);
+    printf("    commands %" PRIu64 " (%" PRIu64 " forwarded, %" PRIu64 " timed out), served for peers %"
+           PRIu64 "\n", q->ctl_cmds, q->ctl_remote, q->ctl_timeouts, q->ctl_served);
   }
   hwin_close(&w);
 }

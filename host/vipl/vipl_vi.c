@@ -24,6 +24,7 @@ static uint32_t vip_status(const struct lnic_cqe *c) {
   case HOSTIF_ST_FORMAT: s |= VIP_STATUS_FORMAT_ERROR; break;
   case HOSTIF_ST_DISCONNECTED: s |= VIP_STATUS_TRANSPORT_ERROR; break;
   case HOSTIF_ST_FLUSHED: s |= VIP_STATUS_DESC_FLUSHED_ERROR; break;
+  case HOSTIF_ST_REMOTE: s |= VIP_STATUS_REMOTE_DESC_ERROR; break;
   default: s |= VIP_STATUS_FORMAT_ERROR; break;
   }
   if (c->op == HOSTIF_OP_RECV && (c->flags & HOSTIF_F_IMMEDIATE)) s |= VIP_STATUS_IMMEDIATE;

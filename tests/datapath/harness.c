@@ -1,6 +1,8 @@
-/* harness.c: runs the generated C of the data-movement machines (SDMA, SEND, RECV, RDMA) against
- * simulated hardware: a host posting sends and taking received messages, one host DMA engine,
- * a send DMA engine and a receive DMA engine fed by a peer NIC. Real bytes move through SRAM
+/* harness.c: runs the generated C of the data-movement machines (SDMA, SEND, RECV, RDMA) and of
+ * the PANIC VM dispatcher (VM) against simulated hardware: a host posting sends and taking
+ * received messages, one host DMA engine, a send DMA engine and a receive DMA engine fed by a
+ * peer NIC, and PANIC activations whose handlers may DMA (only while the VM holds the engine
+ * and it is idle). Real bytes move through SRAM
  * buffers. A seeded random scheduler interleaves firmware steps with engine completions, so
  * many event orders are tried; the invariants the model proves are checked here as run-time
  * assertions on the C, with the hardware's own account of what is in each buffer. */
@@ -49,6 +51,8 @@ typedef struct {
   /* the wire, as the peer reassembles it */
   int wire_seq, wire_off;
   long fine_frags, coarse_msgs;
+  /* the PANIC VM: activations queued, run, and run with the engine */
+  int vm_queued, vm_run, vm_dma_runs;
 } Sim;
 
 static Sim sim;
@@ -140,6 +144,29 @@ int32_t datapath_hal_rx_bytes(datapath_t *sys) {
 bool datapath_hal_rx_eom(datapath_t *sys) {
   (void)sys;
   return sim.eom;
+}
+
+bool datapath_hal_vm_work(datapath_t *sys) {
+  (void)sys;
+  return sim.vm_run < sim.vm_queued;
+}
+
+bool datapath_hal_vm_may_dma(datapath_t *sys) {
+  (void)sys;
+  return rnd(2);
+}
+
+/* The handler runs to completion here; a DMA it does is synchronous, on the one engine. */
+void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
+  if (sim.vm_run >= sim.vm_queued) fail("VM ran with nothing queued");
+  sim.vm_run++;
+  if (dma) {
+    if (sys->owner[datapath_RES_hostdma] != datapath_MACH_VM)
+      fail("VM handler DMAs without holding the host DMA engine");
+    if (sim.hdma.busy) fail("VM handler DMAs while the engine is busy");
+    sim.vm_dma_runs++;
+  }
+  if (!datapath_raise(sys, done)) fail("vm_ran raised past its capacity");
 }
 
 bool datapath_hal_fine_mode(datapath_t *sys) {
@@ -257,8 +284,11 @@ static void complete_rx(datapath_t *sys) {
   raise_ev(sys, datapath_EV_rx_completed);
 }
 
+enum { NVM = 16 }; /* PANIC activations per run */
+
 static bool all_done(void) {
-  return sim.wire_seq == NMSG && sim.tx_completed == NMSG && sim.rx_delivered == NMSG;
+  return sim.wire_seq == NMSG && sim.tx_completed == NMSG && sim.rx_delivered == NMSG &&
+         sim.vm_run == NVM;
 }
 
 /* Mostly full buffers, with short messages and single bytes mixed in. */
@@ -284,7 +314,7 @@ static int run(unsigned long seed) {
   for (iter = 0; iter < MAX_ITER && !all_done() && sim.failures == 0; iter++) {
     if (sys.owner[datapath_RES_hostdma] == 0 && sim.hdma.busy)
       fail("host DMA in flight while no machine holds the engine");
-    switch (rnd(7)) {
+    switch (rnd(8)) {
     case 0:
     case 1: datapath_step(&sys); break;
     case 2:
@@ -309,6 +339,12 @@ static int run(unsigned long seed) {
         raise_ev(&sys, datapath_EV_doorbell);
       }
       break;
+    case 7:
+      if (sim.vm_queued < NVM && rnd(16) == 0) {
+        sim.vm_queued++;
+        if (!sys.pending[datapath_EV_vm_wake]) raise_ev(&sys, datapath_EV_vm_wake);
+      }
+      break;
     }
   }
   if (sim.failures == 0 && !all_done())
@@ -321,7 +357,8 @@ static int run(unsigned long seed) {
     printf("seed %lu: FAIL: %s\n", seed, sim.first_failure);
   else
     printf("seed %lu: ok, %d messages each way, %ld coarse messages, %ld fine fragments, "
-           "%ld scheduler steps\n", seed, NMSG, sim.coarse_msgs, sim.fine_frags, iter);
+           "%d VM activations (%d holding the engine), %ld scheduler steps\n", seed, NMSG,
+           sim.coarse_msgs, sim.fine_frags, sim.vm_run, sim.vm_dma_runs, iter);
   return sim.failures == 0;
 }
 

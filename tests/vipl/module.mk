@@ -8,9 +8,10 @@ TEST_BINS += $(VIPL_UNIT:%=$(VIPL_T)/%)
 TESTS     += $(VIPL_UNIT:%=$(VIPL_T)/%)
 
 # End to end: real processes over a private nicd (needs build/bin/nicd).
-TEST_BINS += $(VIPL_T)/test_vipl_e2e
-TESTS     += $(VIPL_T)/test_vipl_e2e
-$(VIPL_T)/test_vipl_e2e: $(B)/san/tests/vipl/test_vipl_e2e.o $(B)/san/tests/vipl/nicd_run.o $(VIPL_LIB_SAN) $(NICD)
+VIPL_E2E  := test_vipl_e2e test_vipl_reliable
+TEST_BINS += $(VIPL_E2E:%=$(VIPL_T)/%)
+TESTS     += $(VIPL_E2E:%=$(VIPL_T)/%)
+$(VIPL_E2E:%=$(VIPL_T)/%): $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/nicd_run.o $(VIPL_LIB_SAN) $(NICD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) -o $@
 

@@ -5,9 +5,12 @@
 
 /* SLS/SLI split a 21-bit address: V bits 20..16 go to word bits 22..18 (the Rs1 field),
  * V bits 15..0 to word bits 15..0. */
+/*@ assigns \nothing;
+    ensures \result == value / 65536 % 32 * 262144 + value % 65536; */
 static uint32_t split21(uint32_t value)
 {
-    return ((value >> 16) & 0x1Fu) << 18 | (value & 0xFFFFu);
+    /* ((value >> 16) & 0x1F) << 18 | (value & 0xFFFF), in arithmetic the provers follow */
+    return value / 0x10000u % 32u * 0x40000u + value % 0x10000u;
 }
 
 enum reloc_status reloc_patch_21(uint32_t word, uint32_t value, uint32_t *out)
@@ -22,7 +25,7 @@ enum reloc_status reloc_patch_21_f(uint32_t word, uint32_t value, uint32_t *out)
 {
     if (value >= RELOC_21_LIMIT)
         return RELOC_OVERFLOW;
-    if ((value & 3u) != 0)
+    if (value % 4u != 0)
         return RELOC_MISALIGNED;
     *out = (word & ~0x007CFFFCu) | split21(value);
     return RELOC_OK;
@@ -33,7 +36,7 @@ enum reloc_status reloc_patch_25(uint32_t word, uint32_t value, uint32_t *out)
 {
     if (value >= RELOC_25_LIMIT)
         return RELOC_OVERFLOW;
-    if ((value & 3u) != 0)
+    if (value % 4u != 0)
         return RELOC_MISALIGNED;
     *out = (word & ~0x01FFFFFCu) | value;
     return RELOC_OK;
@@ -81,6 +84,25 @@ enum reloc_status reloc_patch(uint32_t type, uint32_t word, uint32_t value, uint
     default:
         return RELOC_UNSUPPORTED;
     }
+}
+
+enum reloc_status reloc_apply(uint32_t type, uint8_t *sec, uint32_t size, uint32_t off,
+                              uint32_t value)
+{
+    if (off > size || size - off < 4)
+        return RELOC_OUTSIDE;
+    uint8_t *p = sec + off;
+    uint32_t word = (uint32_t)p[0] * 0x1000000u + (uint32_t)p[1] * 0x10000u +
+                    (uint32_t)p[2] * 0x100u + p[3];
+    uint32_t out = 0;
+    enum reloc_status st = reloc_patch(type, word, value, &out);
+    if (st != RELOC_OK)
+        return st;
+    p[0] = (uint8_t)(out >> 24);
+    p[1] = (uint8_t)(out >> 16);
+    p[2] = (uint8_t)(out >> 8);
+    p[3] = (uint8_t)out;
+    return RELOC_OK;
 }
 
 const char *reloc_name(uint32_t type)

@@ -23,6 +23,10 @@ static void report(struct link *l, const struct link_input *in, const struct elf
         diag_error(l->diag, in->path, "relocation %s at %s+0x%x against '%s': value 0x%08x "
                    "is not word-aligned", name, target->name, r->offset, sym, value);
         break;
+    case RELOC_OUTSIDE: /* apply() checks the offset first */
+        diag_error(l->diag, in->path, "malformed ELF: relocation offset 0x%x is outside "
+                   "section '%s' (%u bytes)", r->offset, target->name, target->size);
+        break;
     case RELOC_OK:
         break;
     }
@@ -37,7 +41,7 @@ static int apply(struct link *l, uint32_t obj, const struct elf_section *rs)
 
     for (uint32_t k = 0; k < elf_rela_count(rs); k++) {
         struct elf_rela r = elf_rela_get(rs, k);
-        uint32_t value, word;
+        uint32_t value;
 
         if (r.type == R_LANAI_NONE)
             continue;
@@ -63,14 +67,12 @@ static int apply(struct link *l, uint32_t obj, const struct elf_section *rs)
             continue;
         }
         value += (uint32_t)r.addend;
-        uint8_t *p = l->image + base + r.offset;
-        enum reloc_status st = reloc_patch(r.type, be32(p), value, &word);
+        /* Patches only the four bytes at r.offset of the section (reloc.h, proved). */
+        enum reloc_status st = reloc_apply(r.type, l->image + base, target->size, r.offset, value);
         if (st != RELOC_OK) {
             report(l, in, &r, target, value, st);
             rc = -1;
-            continue;
         }
-        put_be32(p, word);
     }
     return rc;
 }

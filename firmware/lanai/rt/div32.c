@@ -3,10 +3,15 @@
 #include "rt.h"
 
 /* Returns n / d and stores n % d in *rem. */
+/*@ requires \valid(rem);
+    assigns *rem; */
 static uint32_t udivmod32(uint32_t n, uint32_t d, uint32_t *rem)
 {
     uint32_t q = 0, r = 0;
 
+    /*@ loop invariant -1 <= i <= 31;
+        loop assigns i, q, r;
+        loop variant i + 1; */
     for (int i = 31; i >= 0; i--) {
         /* r <= n >> (i + 1) < 2^31 here (the remainder never exceeds the prefix of n
          * brought down so far), so the shift cannot lose a bit. */
@@ -20,6 +25,7 @@ static uint32_t udivmod32(uint32_t n, uint32_t d, uint32_t *rem)
     return q;
 }
 
+/*@ assigns \nothing; */
 static uint32_t magnitude(int x)
 {
     return x < 0 ? 0u - (uint32_t)x : (uint32_t)x;

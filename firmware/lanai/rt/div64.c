@@ -3,14 +3,19 @@
  * step so that no variable 64-bit shift (itself a libcall on LANai) is needed. */
 #include "rt.h"
 
+/*@ requires \valid(rem);
+    assigns *rem; */
 static uint64_t udivmod64(uint64_t n, uint64_t d, uint64_t *rem)
 {
     uint64_t q = 0, r = 0;
 
-    if ((n >> 32) == 0 && (d >> 32) == 0 && d != 0) {
+    if (n <= UINT32_MAX && d <= UINT32_MAX && d != 0) { /* the high words are 0 */
         *rem = (uint32_t)n % (uint32_t)d;
         return (uint32_t)n / (uint32_t)d;
     }
+    /*@ loop invariant 0 <= i <= 64;
+        loop assigns i, n, q, r;
+        loop variant 64 - i; */
     for (int i = 0; i < 64; i++) {
         /* As in div32.c, r is at most the prefix of n taken so far, so r < 2^63. */
         r = (r << 1) | (n >> 63);
@@ -25,6 +30,7 @@ static uint64_t udivmod64(uint64_t n, uint64_t d, uint64_t *rem)
     return q;
 }
 
+/*@ assigns \nothing; */
 static uint64_t magnitude(long long x)
 {
     return x < 0 ? 0u - (uint64_t)x : (uint64_t)x;

@@ -5,6 +5,8 @@ int RT(__mulsi3)(int a, int b)
 {
     uint32_t x = (uint32_t)a, y = (uint32_t)b, r = 0;
 
+    /*@ loop assigns r, x, y;
+        loop variant y; */
     while (y != 0) {
         if (y & 1u)
             r += x;

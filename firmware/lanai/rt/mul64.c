@@ -6,6 +6,8 @@ long long RT(__muldi3)(long long a, long long b)
 {
     uint64_t x = (uint64_t)a, y = (uint64_t)b, r = 0;
 
+    /*@ loop assigns r, x, y;
+        loop variant y; */
     while (y != 0) {
         if (y & 1u)
             r += x;

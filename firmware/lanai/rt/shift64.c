@@ -2,6 +2,7 @@
  * halves so they cannot recurse into themselves. The amount must be 0..63. */
 #include "rt.h"
 
+/*@ assigns \nothing; */
 static long long join(uint32_t hi, uint32_t lo)
 {
     return (long long)(((uint64_t)hi << 32) | lo);
@@ -10,7 +11,7 @@ static long long join(uint32_t hi, uint32_t lo)
 long long RT(__ashldi3)(long long a, int b)
 {
     uint32_t lo = (uint32_t)(uint64_t)a, hi = (uint32_t)((uint64_t)a >> 32);
-    unsigned n = (unsigned)b & 63u;
+    unsigned n = (unsigned)b % 64u; /* b & 63 */
 
     if (n >= 32)
         return join(lo << (n - 32), 0);
@@ -22,7 +23,7 @@ long long RT(__ashldi3)(long long a, int b)
 long long RT(__lshrdi3)(long long a, int b)
 {
     uint32_t lo = (uint32_t)(uint64_t)a, hi = (uint32_t)((uint64_t)a >> 32);
-    unsigned n = (unsigned)b & 63u;
+    unsigned n = (unsigned)b % 64u; /* b & 63 */
 
     if (n >= 32)
         return join(0, hi >> (n - 32));
@@ -37,7 +38,7 @@ long long RT(__ashrdi3)(long long a, int b)
 {
     uint32_t lo = (uint32_t)(uint64_t)a, hi = (uint32_t)((uint64_t)a >> 32);
     uint32_t sign = 0u - (hi >> 31);
-    unsigned n = (unsigned)b & 63u;
+    unsigned n = (unsigned)b % 64u; /* b & 63 */
 
     if (n >= 32) {
         n -= 32;

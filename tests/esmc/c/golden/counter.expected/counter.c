@@ -13,6 +13,7 @@ void counter_init(counter_t *sys) {
   sys->last_spontaneous = 0;
   sys->faults = 0;
   counter_Count_init(sys);
+  /*@ assert counter_Count_INV(sys); */
 }
 
 bool counter_raise(counter_t *sys, counter_event_t ev) {
@@ -21,6 +22,9 @@ bool counter_raise(counter_t *sys, counter_event_t ev) {
   return false;
 }
 
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static bool fire(counter_t *sys, int id, int ev) {
   switch (id) {
   case counter_MACH_Count:
@@ -31,12 +35,16 @@ static bool fire(counter_t *sys, int id, int ev) {
 }
 
 bool counter_step(counter_t *sys) {
+  /*@ loop invariant 1 <= i <= counter_NMACHINES + 1;
+      loop invariant counter_inv(sys);
+      loop assigns i, *sys;
+      loop variant counter_NMACHINES + 1 - i; */
   for (int i = 1; i <= counter_NMACHINES; i++) {
-    int id = sys->last_spontaneous + i;
+    int id = (int)(sys->last_spontaneous % counter_NMACHINES) + i;
     if (id > counter_NMACHINES)
       id -= counter_NMACHINES;
     if (fire(sys, id, -1)) {
-      sys->last_spontaneous = (uint8_t)id;
+      sys->last_spontaneous = (uint32_t)id;
       return true;
     }
   }
@@ -45,6 +53,10 @@ bool counter_step(counter_t *sys) {
 
 unsigned counter_run(counter_t *sys, unsigned max_steps) {
   unsigned n = 0;
+  /*@ loop invariant 0 <= n <= max_steps;
+      loop invariant counter_inv(sys);
+      loop assigns n, *sys;
+      loop variant max_steps - n; */
   while (n < max_steps && counter_step(sys))
     n++;
   return n;
@@ -69,7 +81,8 @@ const char *counter_state_name(int id, int state) {
 }
 
 void counter__fault(counter_t *sys, int code, const char *where) {
-  sys->faults++;
+  if (sys->faults < UINT32_MAX) /* counters saturate */
+    sys->faults++;
   counter_hal_fault(sys, code, where);
 }
 
@@ -93,7 +106,9 @@ int32_t counter__div(counter_t *sys, int32_t a, int32_t b, const char *where) {
     counter__fault(sys, counter_FAULT_DIV_ZERO, where);
     return 0;
   }
-  return b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b;
+  if (b == -1)
+    return a == INT32_MIN ? INT32_MIN : -a;
+  return a / b;
 }
 
 int32_t counter__mod(counter_t *sys, int32_t a, int32_t b, const char *where) {

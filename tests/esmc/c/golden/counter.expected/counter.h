@@ -50,7 +50,7 @@ enum {
 #include "counter_Count.h"
 
 struct counter {
-  uint8_t last_spontaneous; /* round-robin: the machine that last fired a when or acquire */
+  uint32_t last_spontaneous; /* round-robin: the machine that last fired a when or acquire */
   uint32_t faults; /* failed run-time checks reported to the HAL */
   struct {
     counter_Count_t Count;
@@ -58,22 +58,89 @@ struct counter {
   void *user; /* for the HAL; counter_init() leaves it alone */
 };
 
+/* What esmc knows about the system, in ACSL for Frama-C/WP (proofs/README.md); C
+ * compilers ignore it. counter_inv(sys): machines in one of their states, variables
+ * within their declared ranges, pending events within capacity, resource owners
+ * and queue positions in bounds. Every function of the system keeps it. The macro
+ * counter_INV spells it out, so that WP's simplifier sees each conjunct where a function
+ * updates the system (a transition asserts it on entry and on exit). */
+#ifdef __FRAMAC__
+#define counter_Count_INV(sys) ( \
+  0 <= sys->m.Count.state < counter_Count_NSTATES && \
+  0 <= sys->m.Count.i <= 1000 && \
+  -1000 <= sys->m.Count.down <= 0)
+#define counter_INV(sys) ( \
+  counter_Count_INV(sys))
+#endif
+/*@ predicate counter_inv(counter_t *sys) = counter_INV(sys); */
+
+/*@ requires \valid(sys);
+    assigns sys->last_spontaneous, sys->faults, sys->m;
+    ensures counter_INV(sys); */
 void counter_init(counter_t *sys);
 /* Makes ev pending; false (and counted in overflow[]) when at capacity. */
+/*@ assigns \nothing;
+    ensures !\result; */
 bool counter_raise(counter_t *sys, counter_event_t ev);
 /* One run-to-completion step; false if no transition is enabled. */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 bool counter_step(counter_t *sys);
 /* Steps until nothing is enabled or max_steps; returns the steps taken. */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys);
+    ensures \result <= max_steps; */
 unsigned counter_run(counter_t *sys, unsigned max_steps);
+/*@ assigns \nothing; */
 const char *counter_event_name(int ev);
+/*@ assigns \nothing; */
 const char *counter_machine_name(int id);
+/*@ assigns \nothing; */
 const char *counter_state_name(int id, int state);
 
-/* Run-time support for the machine code, in counter.c. */
+/* Machine Count (counter.esm:8), in counter_Count.c. */
+/* Enters the initial state and gives the variables their initial values. */
+/*@ requires \valid(sys);
+    assigns sys->m.Count;
+    ensures counter_Count_INV(sys); */
+void counter_Count_init(counter_t *sys);
+/* Fires an enabled transition of Count on the pending event ev (ev < 0: a when or
+ * acquire transition), then keeps firing while Count is outside a yield state and has
+ * one enabled. False if nothing was enabled. */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
+bool counter_Count_fire(counter_t *sys, int ev);
+/*@ assigns \nothing; */
+const char *counter_Count_state_name(int state);
+
+/* Run-time support for the machine code, in counter.c. A failed check counts a fault
+ * and reports it to the HAL. */
+/*@ requires \valid(sys);
+    assigns sys->faults; */
 void counter__fault(counter_t *sys, int code, const char *where);
+/* v if lo <= v <= hi; otherwise a fault, and the nearest bound. */
+/*@ requires \valid(sys) && lo <= hi;
+    assigns sys->faults;
+    ensures lo <= \result <= hi && (lo <= v <= hi ==> \result == v); */
 int32_t counter__range(counter_t *sys, int32_t v, int32_t lo, int32_t hi, const char *where);
+/* i if 0 <= i < len; otherwise a fault, and 0. */
+/*@ requires \valid(sys) && len > 0;
+    assigns sys->faults;
+    ensures 0 <= \result < len && (0 <= i < len ==> \result == i); */
 int32_t counter__index(counter_t *sys, int32_t i, int32_t len, const char *where);
+/* a / b and a % b as in C, except: by 0 a fault, and 0; INT32_MIN / -1 wraps. */
+/*@ requires \valid(sys);
+    assigns sys->faults;
+    ensures b != 0 && b != -1 ==> \result == a / b;
+    ensures b == 0 ==> \result == 0; */
 int32_t counter__div(counter_t *sys, int32_t a, int32_t b, const char *where);
+/*@ requires \valid(sys);
+    assigns sys->faults;
+    ensures b != 0 && b != -1 ==> \result == a % b;
+    ensures b == 0 || b == -1 ==> \result == 0; */
 int32_t counter__mod(counter_t *sys, int32_t a, int32_t b, const char *where);
 
 #endif

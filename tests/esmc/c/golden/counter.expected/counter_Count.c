@@ -14,44 +14,70 @@ const char *counter_Count_state_name(int state) {
   return state >= 0 && state < counter_Count_NSTATES ? state_names[state] : "?";
 }
 
+/*@ requires \valid(sys) && 0 <= to < counter_Count_NSTATES;
+    assigns sys->m.Count.state;
+    ensures sys->m.Count.state == to; */
 static void enter(counter_t *sys, counter_Count_state_t to, int ev, const char *where) {
 #ifdef counter_TRACE
   int from = (int)sys->m.Count.state;
-  sys->m.Count.state = to;
+  sys->m.Count.state = (uint8_t)to;
   counter_hal_trace(sys, counter_MACH_Count, from, (int)to, ev, where);
 #else
-  sys->m.Count.state = to;
+  sys->m.Count.state = (uint8_t)to;
   (void)ev;
   (void)where;
 #endif
 }
 
 /* counter.esm:12: Up: when [i < LIMIT] / i += 1; down -= 1; laps = laps + 1 -> Check */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static void t0_Up_when(counter_t *sys) {
+  /*@ assert counter_INV(sys); */
   sys->m.Count.i = (uint16_t)counter__range(sys, sys->m.Count.i + 1, 0, 1000, "counter.esm:12");
   sys->m.Count.down = (int16_t)counter__range(sys, sys->m.Count.down - 1, -1000, 0, "counter.esm:12");
   /* ghost, model only: laps = laps + 1 */
   enter(sys, counter_Count_S_Check, -1, "counter.esm:12");
+  /*@ assert counter_INV(sys); */
 }
 
 /* counter.esm:13: Up: when [i == LIMIT] -> Done */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static void t1_Up_when(counter_t *sys) {
+  /*@ assert counter_INV(sys); */
   enter(sys, counter_Count_S_Done, -1, "counter.esm:13");
+  /*@ assert counter_INV(sys); */
 }
 
 /* counter.esm:16: Check: when [i % 10 == 0] / assert down == -i -> Up */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static void t2_Check_when(counter_t *sys) {
+  /*@ assert counter_INV(sys); */
   if (!(sys->m.Count.down == -sys->m.Count.i))
     counter__fault(sys, counter_FAULT_ASSERT, "counter.esm:16");
   enter(sys, counter_Count_S_Up, -1, "counter.esm:16");
+  /*@ assert counter_INV(sys); */
 }
 
 /* counter.esm:17: Check: when [i % 10 != 0] -> Up */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static void t3_Check_when(counter_t *sys) {
+  /*@ assert counter_INV(sys); */
   enter(sys, counter_Count_S_Up, -1, "counter.esm:17");
+  /*@ assert counter_INV(sys); */
 }
 
 /* The first enabled when or acquire transition, in source order. */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static bool spontaneous(counter_t *sys) {
   switch (sys->m.Count.state) {
   case counter_Count_S_Up:
@@ -82,10 +108,15 @@ static bool spontaneous(counter_t *sys) {
 
 /* While Count keeps the processor: its pending events by priority, then when and
  * acquire transitions. */
+/*@ requires \valid(sys) && counter_inv(sys);
+    assigns *sys;
+    ensures counter_inv(sys); */
 static bool fire_next(counter_t *sys) {
   return spontaneous(sys);
 }
 
+/*@ requires \valid_read(sys);
+    assigns \nothing; */
 static bool at_yield(const counter_t *sys) {
   return sys->m.Count.state == counter_Count_S_Done;
 }
@@ -94,6 +125,10 @@ bool counter_Count_fire(counter_t *sys, int ev) {
   if (ev >= 0 || !spontaneous(sys))
     return false;
   /* Run to completion: a yield state is a dispatch point. */
+  /*@ loop invariant 1 <= n <= counter_CHAIN_MAX;
+      loop invariant counter_inv(sys);
+      loop assigns n, *sys;
+      loop variant counter_CHAIN_MAX - n; */
   for (unsigned n = 1; !at_yield(sys); n++) {
     if (n == counter_CHAIN_MAX) {
       counter__fault(sys, counter_FAULT_CHAIN, "counter.esm:8");

@@ -5,8 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct counter counter_t;
-
 typedef enum {
   counter_Count_S_Up, /* counter.esm:11 initial */
   counter_Count_S_Check, /* counter.esm:15 */
@@ -15,17 +13,11 @@ typedef enum {
 } counter_Count_state_t;
 
 typedef struct {
-  counter_Count_state_t state;
+  uint8_t state; /* a counter_Count_state_t */
   uint16_t i; /* counter.esm:9: 0..LIMIT */
   int16_t down; /* counter.esm:10: -LIMIT..0 */
 } counter_Count_t;
 
-/* Enters the initial state and gives the variables their initial values. */
-void counter_Count_init(counter_t *sys);
-/* Fires an enabled transition of Count on the pending event ev (ev < 0: a when or
- * acquire transition), then keeps firing while Count is outside a yield state and has
- * one enabled. False if nothing was enabled. */
-bool counter_Count_fire(counter_t *sys, int ev);
-const char *counter_Count_state_name(int state);
+/* Its functions (counter_Count_init, _fire, _state_name) are declared in counter.h. */
 
 #endif

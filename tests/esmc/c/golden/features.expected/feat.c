@@ -17,11 +17,20 @@ static const char *const event_names[feat_NEVENTS] = {"rx", "tick", "done", "rep
 static const char *const machine_names[feat_NMACHINES + 1] = {"?", "Rx", "Tx", "Beat"};
 
 void feat_init(feat_t *sys) {
+  /*@ loop invariant 0 <= e <= feat_NEVENTS;
+      loop invariant \forall integer k; 0 <= k < e ==> sys->pending[k] == 0;
+      loop assigns e, sys->pending[..], sys->overflow[..], sys->dispatched[..];
+      loop variant feat_NEVENTS - e; */
   for (int e = 0; e < feat_NEVENTS; e++) {
     sys->pending[e] = 0;
     sys->overflow[e] = 0;
     sys->dispatched[e] = 0;
   }
+  /*@ loop invariant 0 <= r <= feat_NRESOURCES;
+      loop invariant \forall integer k; 0 <= k < r ==> sys->owner[k] == 0 &&
+                     sys->last_grant[k] == 0;
+      loop assigns r, sys->owner[..], sys->last_grant[..];
+      loop variant feat_NRESOURCES - r; */
   for (int r = 0; r < feat_NRESOURCES; r++) {
     sys->owner[r] = 0;
     sys->last_grant[r] = 0;
@@ -29,8 +38,15 @@ void feat_init(feat_t *sys) {
   sys->last_spontaneous = 0;
   sys->faults = 0;
   sys->g.total = (int32_t)0; /* features.esm:18 */
+  /*@ loop invariant 0 <= i <= 4;
+      loop assigns i, sys->g.flags[..];
+      loop variant 4 - i; */
   for (int i = 0; i < 4; i++)
     sys->g.flags[i] = false; /* features.esm:19 */
+  /*@ loop invariant 0 <= i <= 8;
+      loop invariant \forall integer k; 0 <= k < i ==> -100 <= sys->q.work.buf[k] <= 8;
+      loop assigns i, sys->q.work.buf[..];
+      loop variant 8 - i; */
   for (int i = 0; i < 8; i++)
     sys->q.work.buf[i] = (int8_t)0;
   sys->q.work.head = 0;
@@ -38,19 +54,34 @@ void feat_init(feat_t *sys) {
   feat_Rx_init(sys);
   feat_Tx_init(sys);
   feat_Beat_init(sys);
+  /*@ assert sys->pending[feat_EV_rx] <= 8; */
+  /*@ assert sys->pending[feat_EV_tick] <= 1; */
+  /*@ assert sys->pending[feat_EV_done] <= 1; */
+  /*@ assert sys->pending[feat_EV_report] <= 1; */
+  /*@ assert (\forall integer r; 0 <= r < feat_NRESOURCES ==> sys->owner[r] <= feat_NMACHINES && sys->last_grant[r] <= feat_NMACHINES); */
+  /*@ assert -100 <= sys->g.total <= 70000; */
+  /*@ assert sys->q.work.head < 8 && sys->q.work.len <= 8; */
+  /*@ assert (\forall integer i; 0 <= i < 8 ==> -100 <= sys->q.work.buf[i] <= 8); */
+  /*@ assert feat_Rx_INV(sys); */
+  /*@ assert feat_Tx_INV(sys); */
+  /*@ assert feat_Beat_INV(sys); */
 }
 
 bool feat_raise(feat_t *sys, feat_event_t ev) {
-  if ((int)ev < 0 || (int)ev >= feat_NEVENTS)
+  if ((unsigned)ev >= (unsigned)feat_NEVENTS)
     return false;
   if (sys->pending[ev] >= capacity[ev]) {
-    sys->overflow[ev]++;
+    if (sys->overflow[ev] < UINT32_MAX) /* counters saturate */
+      sys->overflow[ev]++;
     return false;
   }
   sys->pending[ev]++;
   return true;
 }
 
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool fire(feat_t *sys, int id, int ev) {
   switch (id) {
   case feat_MACH_Rx:
@@ -65,15 +96,23 @@ static bool fire(feat_t *sys, int id, int ev) {
 }
 
 bool feat_step(feat_t *sys) {
+  /*@ loop invariant 0 <= e <= feat_NEVENTS;
+      loop invariant feat_inv(sys);
+      loop assigns e, *sys;
+      loop variant feat_NEVENTS - e; */
   for (int e = 0; e < feat_NEVENTS; e++)
     if (sys->pending[e] > 0 && fire(sys, handler[e], e))
       return true;
+  /*@ loop invariant 1 <= i <= feat_NMACHINES + 1;
+      loop invariant feat_inv(sys);
+      loop assigns i, *sys;
+      loop variant feat_NMACHINES + 1 - i; */
   for (int i = 1; i <= feat_NMACHINES; i++) {
-    int id = sys->last_spontaneous + i;
+    int id = (int)(sys->last_spontaneous % feat_NMACHINES) + i;
     if (id > feat_NMACHINES)
       id -= feat_NMACHINES;
     if (fire(sys, id, -1)) {
-      sys->last_spontaneous = (uint8_t)id;
+      sys->last_spontaneous = (uint32_t)id;
       return true;
     }
   }
@@ -82,6 +121,10 @@ bool feat_step(feat_t *sys) {
 
 unsigned feat_run(feat_t *sys, unsigned max_steps) {
   unsigned n = 0;
+  /*@ loop invariant 0 <= n <= max_steps;
+      loop invariant feat_inv(sys);
+      loop assigns n, *sys;
+      loop variant max_steps - n; */
   while (n < max_steps && feat_step(sys))
     n++;
   return n;
@@ -109,7 +152,8 @@ const char *feat_state_name(int id, int state) {
 }
 
 void feat__fault(feat_t *sys, int code, const char *where) {
-  sys->faults++;
+  if (sys->faults < UINT32_MAX) /* counters saturate */
+    sys->faults++;
   feat_hal_fault(sys, code, where);
 }
 
@@ -133,7 +177,9 @@ int32_t feat__div(feat_t *sys, int32_t a, int32_t b, const char *where) {
     feat__fault(sys, feat_FAULT_DIV_ZERO, where);
     return 0;
   }
-  return b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b;
+  if (b == -1)
+    return a == INT32_MIN ? INT32_MIN : -a;
+  return a / b;
 }
 
 int32_t feat__mod(feat_t *sys, int32_t a, int32_t b, const char *where) {
@@ -146,6 +192,8 @@ int32_t feat__mod(feat_t *sys, int32_t a, int32_t b, const char *where) {
 
 /* Whether machine id waits for r: it is in a state with an `on acquire r` whose
  * guard holds. */
+/*@ requires \valid(sys);
+    assigns sys->faults; */
 static bool waits(feat_t *sys, feat_resource_t r, int id) {
   switch (r) {
   case feat_RES_bus:
@@ -162,8 +210,11 @@ static bool waits(feat_t *sys, feat_resource_t r, int id) {
 int feat__turn(feat_t *sys, feat_resource_t r) {
   if (sys->owner[r] != 0)
     return 0;
+  /*@ loop invariant 1 <= i <= feat_NMACHINES + 1;
+      loop assigns i, sys->faults;
+      loop variant feat_NMACHINES + 1 - i; */
   for (int i = 1; i <= feat_NMACHINES; i++) {
-    int id = sys->last_grant[r] + i;
+    int id = sys->last_grant[r] % feat_NMACHINES + i;
     if (id > feat_NMACHINES)
       id -= feat_NMACHINES;
     if (waits(sys, r, id))

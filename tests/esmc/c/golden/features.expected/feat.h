@@ -73,7 +73,7 @@ struct feat {
   uint32_t dispatched[feat_NEVENTS]; /* transitions fired on each event */
   uint8_t owner[feat_NRESOURCES]; /* the holding machine, 0 when free */
   uint8_t last_grant[feat_NRESOURCES]; /* round-robin: the machine served last */
-  uint8_t last_spontaneous; /* round-robin: the machine that last fired a when or acquire */
+  uint32_t last_spontaneous; /* round-robin: the machine that last fired a when or acquire */
   uint32_t faults; /* failed run-time checks reported to the HAL */
   struct {
     int32_t total; /* features.esm:18: LOW..BIG */
@@ -90,25 +90,156 @@ struct feat {
   void *user; /* for the HAL; feat_init() leaves it alone */
 };
 
+/* What esmc knows about the system, in ACSL for Frama-C/WP (proofs/README.md); C
+ * compilers ignore it. feat_inv(sys): machines in one of their states, variables
+ * within their declared ranges, pending events within capacity, resource owners
+ * and queue positions in bounds. Every function of the system keeps it. The macro
+ * feat_INV spells it out, so that WP's simplifier sees each conjunct where a function
+ * updates the system (a transition asserts it on entry and on exit). */
+#ifdef __FRAMAC__
+#define feat_Rx_INV(sys) ( \
+  0 <= sys->m.Rx.state < feat_Rx_NSTATES && \
+  0 <= sys->m.Rx.got <= 8 && \
+  -100 <= sys->m.Rx.temp <= 100 && \
+  (\forall integer i; 0 <= i < 8 ==> 0 <= sys->m.Rx.hist[i] <= 255) && \
+  0 <= sys->m.Rx.next < feat_NEVENTS)
+#define feat_Tx_INV(sys) ( \
+  0 <= sys->m.Tx.state < feat_Tx_NSTATES && \
+  0 <= sys->m.Tx.n <= 8 && \
+  0 <= sys->m.Tx.sent <= 70000)
+#define feat_Beat_INV(sys) ( \
+  0 <= sys->m.Beat.state < feat_Beat_NSTATES)
+#define feat_INV(sys) ( \
+  sys->pending[feat_EV_rx] <= 8 && \
+  sys->pending[feat_EV_tick] <= 1 && \
+  sys->pending[feat_EV_done] <= 1 && \
+  sys->pending[feat_EV_report] <= 1 && \
+  (\forall integer r; 0 <= r < feat_NRESOURCES ==> sys->owner[r] <= feat_NMACHINES && sys->last_grant[r] <= feat_NMACHINES) && \
+  -100 <= sys->g.total <= 70000 && \
+  sys->q.work.head < 8 && sys->q.work.len <= 8 && \
+  (\forall integer i; 0 <= i < 8 ==> -100 <= sys->q.work.buf[i] <= 8) && \
+  feat_Rx_INV(sys) && \
+  feat_Tx_INV(sys) && \
+  feat_Beat_INV(sys))
+#endif
+/*@ predicate feat_inv(feat_t *sys) = feat_INV(sys); */
+
+/*@ requires \valid(sys);
+    assigns sys->pending[..], sys->overflow[..], sys->dispatched[..], sys->owner[..],
+            sys->last_grant[..], sys->last_spontaneous, sys->faults, sys->g, sys->q, sys->m;
+    ensures feat_INV(sys); */
 void feat_init(feat_t *sys);
 /* Makes ev pending; false (and counted in overflow[]) when at capacity. */
+/*@ requires \valid(sys) && feat_INV(sys);
+    assigns sys->pending[ev], sys->overflow[ev];
+    ensures feat_INV(sys);
+    ensures \result ==> sys->pending[ev] == \old(sys->pending[ev]) + 1; */
 bool feat_raise(feat_t *sys, feat_event_t ev);
 /* One run-to-completion step; false if no transition is enabled. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 bool feat_step(feat_t *sys);
 /* Steps until nothing is enabled or max_steps; returns the steps taken. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys);
+    ensures \result <= max_steps; */
 unsigned feat_run(feat_t *sys, unsigned max_steps);
+/*@ assigns \nothing; */
 const char *feat_event_name(int ev);
+/*@ assigns \nothing; */
 const char *feat_machine_name(int id);
+/*@ assigns \nothing; */
 const char *feat_state_name(int id, int state);
 
-/* Run-time support for the machine code, in feat.c. */
+/* Machine Rx (features.esm:22), in feat_Rx.c. */
+/* Enters the initial state and gives the variables their initial values. */
+/*@ requires \valid(sys);
+    assigns sys->m.Rx;
+    ensures feat_Rx_INV(sys); */
+void feat_Rx_init(feat_t *sys);
+/* Fires an enabled transition of Rx on the pending event ev (ev < 0: a when or
+ * acquire transition), then keeps firing while Rx is outside a yield state and has
+ * one enabled. False if nothing was enabled. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
+bool feat_Rx_fire(feat_t *sys, int ev);
+/*@ assigns \nothing; */
+const char *feat_Rx_state_name(int state);
+
+/* Machine Tx (features.esm:39), in feat_Tx.c. */
+/* Enters the initial state and gives the variables their initial values. */
+/*@ requires \valid(sys);
+    assigns sys->m.Tx;
+    ensures feat_Tx_INV(sys); */
+void feat_Tx_init(feat_t *sys);
+/* Fires an enabled transition of Tx on the pending event ev (ev < 0: a when or
+ * acquire transition), then keeps firing while Tx is outside a yield state and has
+ * one enabled. False if nothing was enabled. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
+bool feat_Tx_fire(feat_t *sys, int ev);
+/*@ assigns \nothing; */
+const char *feat_Tx_state_name(int state);
+
+/* Machine Beat (features.esm:57), in feat_Beat.c. */
+/* Enters the initial state and gives the variables their initial values. */
+/*@ requires \valid(sys);
+    assigns sys->m.Beat;
+    ensures feat_Beat_INV(sys); */
+void feat_Beat_init(feat_t *sys);
+/* Fires an enabled transition of Beat on the pending event ev (ev < 0: a when or
+ * acquire transition), then keeps firing while Beat is outside a yield state and has
+ * one enabled. False if nothing was enabled. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
+bool feat_Beat_fire(feat_t *sys, int ev);
+/*@ assigns \nothing; */
+const char *feat_Beat_state_name(int state);
+
+/* Run-time support for the machine code, in feat.c. A failed check counts a fault
+ * and reports it to the HAL. */
+/*@ requires \valid(sys);
+    assigns sys->faults; */
 void feat__fault(feat_t *sys, int code, const char *where);
+/* v if lo <= v <= hi; otherwise a fault, and the nearest bound. */
+/*@ requires \valid(sys) && lo <= hi;
+    assigns sys->faults;
+    ensures lo <= \result <= hi && (lo <= v <= hi ==> \result == v); */
 int32_t feat__range(feat_t *sys, int32_t v, int32_t lo, int32_t hi, const char *where);
+/* i if 0 <= i < len; otherwise a fault, and 0. */
+/*@ requires \valid(sys) && len > 0;
+    assigns sys->faults;
+    ensures 0 <= \result < len && (0 <= i < len ==> \result == i); */
 int32_t feat__index(feat_t *sys, int32_t i, int32_t len, const char *where);
+/* a / b and a % b as in C, except: by 0 a fault, and 0; INT32_MIN / -1 wraps. */
+/*@ requires \valid(sys);
+    assigns sys->faults;
+    ensures b != 0 && b != -1 ==> \result == a / b;
+    ensures b == 0 ==> \result == 0; */
 int32_t feat__div(feat_t *sys, int32_t a, int32_t b, const char *where);
+/*@ requires \valid(sys);
+    assigns sys->faults;
+    ensures b != 0 && b != -1 ==> \result == a % b;
+    ensures b == 0 || b == -1 ==> \result == 0; */
 int32_t feat__mod(feat_t *sys, int32_t a, int32_t b, const char *where);
+/* The machine whose turn it is to take r; 0 if r is held or no machine waits. */
+/*@ requires \valid(sys) && 0 <= r < feat_NRESOURCES;
+    assigns sys->faults;
+    ensures 0 <= \result <= feat_NMACHINES; */
 int feat__turn(feat_t *sys, feat_resource_t r);
+/*@ requires \valid(sys) && feat_INV(sys) && 0 <= r < feat_NRESOURCES && 1 <= id <= feat_NMACHINES;
+    assigns sys->owner[r], sys->last_grant[r];
+    ensures feat_INV(sys);
+    ensures sys->owner[r] == id && sys->last_grant[r] == id; */
 void feat__grant(feat_t *sys, feat_resource_t r, int id);
+/*@ requires \valid(sys) && feat_INV(sys) && 0 <= r < feat_NRESOURCES;
+    assigns sys->owner[r], sys->faults;
+    ensures feat_INV(sys); */
 void feat__release(feat_t *sys, feat_resource_t r, int id, const char *where);
 
 #endif

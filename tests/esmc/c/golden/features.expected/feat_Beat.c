@@ -12,26 +12,38 @@ const char *feat_Beat_state_name(int state) {
   return state >= 0 && state < feat_Beat_NSTATES ? state_names[state] : "?";
 }
 
+/*@ requires \valid(sys) && 0 <= to < feat_Beat_NSTATES;
+    assigns sys->m.Beat.state;
+    ensures sys->m.Beat.state == to; */
 static void enter(feat_t *sys, feat_Beat_state_t to, int ev, const char *where) {
 #ifdef feat_TRACE
   int from = (int)sys->m.Beat.state;
-  sys->m.Beat.state = to;
+  sys->m.Beat.state = (uint8_t)to;
   feat_hal_trace(sys, feat_MACH_Beat, from, (int)to, ev, where);
 #else
-  sys->m.Beat.state = to;
+  sys->m.Beat.state = (uint8_t)to;
   (void)ev;
   (void)where;
 #endif
 }
 
 /* features.esm:59: Quiet: when [total > BIG / 2 && Rx.got < N] / raise rx; raise Rx.next -> Quiet */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t0_Quiet_when(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   (void)feat_raise(sys, feat_EV_rx);
   (void)feat_raise(sys, sys->m.Rx.next);
   enter(sys, feat_Beat_S_Quiet, -1, "features.esm:59");
+  /*@ assert feat_INV(sys); */
 }
 
 /* The first enabled transition on the pending event ev, in source order. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires 0 <= ev < feat_NEVENTS && sys->pending[ev] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool on_event(feat_t *sys, int ev) {
   (void)sys;
   (void)ev;
@@ -39,6 +51,9 @@ static bool on_event(feat_t *sys, int ev) {
 }
 
 /* The first enabled when or acquire transition, in source order. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool spontaneous(feat_t *sys) {
   switch (sys->m.Beat.state) {
   case feat_Beat_S_Quiet:
@@ -55,10 +70,15 @@ static bool spontaneous(feat_t *sys) {
 
 /* While Beat keeps the processor: its pending events by priority, then when and
  * acquire transitions. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool fire_next(feat_t *sys) {
   return spontaneous(sys);
 }
 
+/*@ requires \valid_read(sys);
+    assigns \nothing; */
 static bool at_yield(const feat_t *sys) {
   return sys->m.Beat.state == feat_Beat_S_Quiet;
 }
@@ -69,6 +89,10 @@ bool feat_Beat_fire(feat_t *sys, int ev) {
   if (!fired)
     return false;
   /* Run to completion: a yield state is a dispatch point. */
+  /*@ loop invariant 1 <= n <= feat_CHAIN_MAX;
+      loop invariant feat_inv(sys);
+      loop assigns n, *sys;
+      loop variant feat_CHAIN_MAX - n; */
   for (unsigned n = 1; !at_yield(sys); n++) {
     if (n == feat_CHAIN_MAX) {
       feat__fault(sys, feat_FAULT_CHAIN, "features.esm:57");

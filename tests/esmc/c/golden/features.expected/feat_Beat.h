@@ -5,23 +5,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct feat feat_t;
-
 typedef enum {
   feat_Beat_S_Quiet, /* features.esm:58 initial yield rest */
   feat_Beat_NSTATES
 } feat_Beat_state_t;
 
 typedef struct {
-  feat_Beat_state_t state;
+  uint8_t state; /* a feat_Beat_state_t */
 } feat_Beat_t;
 
-/* Enters the initial state and gives the variables their initial values. */
-void feat_Beat_init(feat_t *sys);
-/* Fires an enabled transition of Beat on the pending event ev (ev < 0: a when or
- * acquire transition), then keeps firing while Beat is outside a yield state and has
- * one enabled. False if nothing was enabled. */
-bool feat_Beat_fire(feat_t *sys, int ev);
-const char *feat_Beat_state_name(int state);
+/* Its functions (feat_Beat_init, _fire, _state_name) are declared in feat.h. */
 
 #endif

@@ -8,6 +8,10 @@ void feat_Rx_init(feat_t *sys) {
   sys->m.Rx.state = feat_Rx_S_Idle;
   sys->m.Rx.got = (uint8_t)0; /* features.esm:23 */
   sys->m.Rx.temp = (int8_t)(feat_CONST_LOW + 1); /* features.esm:24 */
+  /*@ loop invariant 0 <= i <= 8;
+      loop invariant \forall integer k; 0 <= k < i ==> 0 <= sys->m.Rx.hist[k] <= 255;
+      loop assigns i, sys->m.Rx.hist[..];
+      loop variant 8 - i; */
   for (int i = 0; i < 8; i++)
     sys->m.Rx.hist[i] = (uint8_t)0; /* features.esm:25 */
   sys->m.Rx.next = (uint8_t)feat_EV_done; /* features.esm:26 */
@@ -18,22 +22,31 @@ const char *feat_Rx_state_name(int state) {
   return state >= 0 && state < feat_Rx_NSTATES ? state_names[state] : "?";
 }
 
+/*@ requires \valid(sys) && 0 <= to < feat_Rx_NSTATES;
+    assigns sys->m.Rx.state;
+    ensures sys->m.Rx.state == to; */
 static void enter(feat_t *sys, feat_Rx_state_t to, int ev, const char *where) {
 #ifdef feat_TRACE
   int from = (int)sys->m.Rx.state;
-  sys->m.Rx.state = to;
+  sys->m.Rx.state = (uint8_t)to;
   feat_hal_trace(sys, feat_MACH_Rx, from, (int)to, ev, where);
 #else
-  sys->m.Rx.state = to;
+  sys->m.Rx.state = (uint8_t)to;
   (void)ev;
   (void)where;
 #endif
 }
 
 /* features.esm:29: Idle: on rx [!full(work) && link_up] / got += 1; push(work, got - 1); seen = seen + 1 -... */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires sys->pending[feat_EV_rx] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t0_Idle_rx(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->pending[feat_EV_rx]--;
-  sys->dispatched[feat_EV_rx]++;
+  if (sys->dispatched[feat_EV_rx] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[feat_EV_rx]++;
   sys->m.Rx.got = (uint8_t)feat__range(sys, sys->m.Rx.got + 1, 0, 8, "features.esm:29");
   if (sys->q.work.len == 8) {
     feat__fault(sys, feat_FAULT_QUEUE_FULL, "features.esm:29");
@@ -44,34 +57,55 @@ static void t0_Idle_rx(feat_t *sys) {
   }
   /* ghost, model only: seen = seen + 1 */
   enter(sys, feat_Rx_S_Idle, feat_EV_rx, "features.esm:29");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:30: Idle: on rx [full(work)] / assert pending(rx) <= N; flags[got % 4] = true -> Drop */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires sys->pending[feat_EV_rx] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t1_Idle_rx(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->pending[feat_EV_rx]--;
-  sys->dispatched[feat_EV_rx]++;
+  if (sys->dispatched[feat_EV_rx] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[feat_EV_rx]++;
   if (!(sys->pending[feat_EV_rx] <= feat_CONST_N))
     feat__fault(sys, feat_FAULT_ASSERT, "features.esm:30");
   sys->g.flags[feat__index(sys, sys->m.Rx.got % 4, 4, "features.esm:30")] = true;
   enter(sys, feat_Rx_S_Drop, feat_EV_rx, "features.esm:30");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:31: Idle: on tick [Tx in {Wait, Send} || noisy] / temp = temp / (got + 1); hist[got] += 2 -... */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires sys->pending[feat_EV_tick] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t2_Idle_tick(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->pending[feat_EV_tick]--;
-  sys->dispatched[feat_EV_tick]++;
+  if (sys->dispatched[feat_EV_tick] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[feat_EV_tick]++;
   sys->m.Rx.temp = (int8_t)feat__range(sys, feat__div(sys, sys->m.Rx.temp, sys->m.Rx.got + 1, "features.esm:31"), -100, 100, "features.esm:31");
   {
     uint8_t *lv = &sys->m.Rx.hist[feat__index(sys, sys->m.Rx.got, 8, "features.esm:31")];
     *lv = (uint8_t)feat__range(sys, *lv + 2, 0, 255, "features.esm:31");
   }
   enter(sys, feat_Rx_S_Idle, feat_EV_tick, "features.esm:31");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:34: Drop: on tick / if (got > 4) { got -= 1 } else if (got == 0) { temp = -temp } else { go... */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires sys->pending[feat_EV_tick] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t3_Drop_tick(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->pending[feat_EV_tick]--;
-  sys->dispatched[feat_EV_tick]++;
+  if (sys->dispatched[feat_EV_tick] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[feat_EV_tick]++;
   if (sys->m.Rx.got > 4) {
     sys->m.Rx.got = (uint8_t)feat__range(sys, sys->m.Rx.got - 1, 0, 8, "features.esm:34");
   } else if (sys->m.Rx.got == 0) {
@@ -81,9 +115,14 @@ static void t3_Drop_tick(feat_t *sys) {
     sys->m.Rx.next = feat_EV_report;
   }
   enter(sys, feat_Rx_S_Idle, feat_EV_tick, "features.esm:34");
+  /*@ assert feat_INV(sys); */
 }
 
 /* The first enabled transition on the pending event ev, in source order. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires 0 <= ev < feat_NEVENTS && sys->pending[ev] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool on_event(feat_t *sys, int ev) {
   switch (sys->m.Rx.state) {
   case feat_Rx_S_Idle:
@@ -113,6 +152,9 @@ static bool on_event(feat_t *sys, int ev) {
 }
 
 /* The first enabled when or acquire transition, in source order. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool spontaneous(feat_t *sys) {
   (void)sys;
   return false;
@@ -120,6 +162,9 @@ static bool spontaneous(feat_t *sys) {
 
 /* While Rx keeps the processor: its pending events by priority, then when and
  * acquire transitions. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool fire_next(feat_t *sys) {
   if (sys->pending[feat_EV_rx] > 0 && on_event(sys, feat_EV_rx))
     return true;
@@ -128,6 +173,8 @@ static bool fire_next(feat_t *sys) {
   return spontaneous(sys);
 }
 
+/*@ requires \valid_read(sys);
+    assigns \nothing; */
 static bool at_yield(const feat_t *sys) {
   return sys->m.Rx.state == feat_Rx_S_Drop;
 }
@@ -138,6 +185,10 @@ bool feat_Rx_fire(feat_t *sys, int ev) {
   if (!fired)
     return false;
   /* Run to completion: a yield state is a dispatch point. */
+  /*@ loop invariant 1 <= n <= feat_CHAIN_MAX;
+      loop invariant feat_inv(sys);
+      loop assigns n, *sys;
+      loop variant feat_CHAIN_MAX - n; */
   for (unsigned n = 1; !at_yield(sys); n++) {
     if (n == feat_CHAIN_MAX) {
       feat__fault(sys, feat_FAULT_CHAIN, "features.esm:22");

@@ -5,8 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct feat feat_t;
-
 typedef enum {
   feat_Rx_S_Idle, /* features.esm:28 initial rest */
   feat_Rx_S_Drop, /* features.esm:33 yield */
@@ -14,7 +12,7 @@ typedef enum {
 } feat_Rx_state_t;
 
 typedef struct {
-  feat_Rx_state_t state;
+  uint8_t state; /* a feat_Rx_state_t */
   uint8_t got; /* features.esm:23: 0..N */
   int8_t temp; /* features.esm:24: LOW..100 */
   uint8_t hist[8]; /* features.esm:25: 0..255 */
@@ -22,12 +20,6 @@ typedef struct {
   bool busy; /* features.esm:27: bool */
 } feat_Rx_t;
 
-/* Enters the initial state and gives the variables their initial values. */
-void feat_Rx_init(feat_t *sys);
-/* Fires an enabled transition of Rx on the pending event ev (ev < 0: a when or
- * acquire transition), then keeps firing while Rx is outside a yield state and has
- * one enabled. False if nothing was enabled. */
-bool feat_Rx_fire(feat_t *sys, int ev);
-const char *feat_Rx_state_name(int state);
+/* Its functions (feat_Rx_init, _fire, _state_name) are declared in feat.h. */
 
 #endif

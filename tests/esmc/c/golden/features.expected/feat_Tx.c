@@ -14,26 +14,38 @@ const char *feat_Tx_state_name(int state) {
   return state >= 0 && state < feat_Tx_NSTATES ? state_names[state] : "?";
 }
 
+/*@ requires \valid(sys) && 0 <= to < feat_Tx_NSTATES;
+    assigns sys->m.Tx.state;
+    ensures sys->m.Tx.state == to; */
 static void enter(feat_t *sys, feat_Tx_state_t to, int ev, const char *where) {
 #ifdef feat_TRACE
   int from = (int)sys->m.Tx.state;
-  sys->m.Tx.state = to;
+  sys->m.Tx.state = (uint8_t)to;
   feat_hal_trace(sys, feat_MACH_Tx, from, (int)to, ev, where);
 #else
-  sys->m.Tx.state = to;
+  sys->m.Tx.state = (uint8_t)to;
   (void)ev;
   (void)where;
 #endif
 }
 
 /* features.esm:43: Wait: when [!empty(work) && free(bus)] / sent = level -> Want */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t0_Wait_when(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->m.Tx.sent = (int32_t)feat__range(sys, feat_hal_level(sys), 0, 70000, "features.esm:43");
   enter(sys, feat_Tx_S_Want, -1, "features.esm:43");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:46: Want: on acquire bus [head(work) >= 0] / pop(work, n) -> Lock */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t1_Want_acquire_bus(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   feat__grant(sys, feat_RES_bus, feat_MACH_Tx);
   if (sys->q.work.len == 0) {
     feat__fault(sys, feat_FAULT_QUEUE_EMPTY, "features.esm:46");
@@ -43,10 +55,15 @@ static void t1_Want_acquire_bus(feat_t *sys) {
     sys->q.work.len--;
   }
   enter(sys, feat_Tx_S_Lock, -1, "features.esm:46");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:49: Lock: on acquire lock / sent = (sent + n * 3) % BIG; send(sent, holds(Tx, lock), done) ... */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t2_Lock_acquire_lock(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   feat__grant(sys, feat_RES_lock, feat_MACH_Tx);
   sys->m.Tx.sent = (int32_t)feat__range(sys, (sys->m.Tx.sent + (sys->m.Tx.n * 3)) % feat_CONST_BIG, 0, 70000, "features.esm:49");
   feat_hal_send(sys,
@@ -54,28 +71,47 @@ static void t2_Lock_acquire_lock(feat_t *sys) {
       (sys->owner[feat_RES_lock] == feat_MACH_Tx),
       feat_EV_done);
   enter(sys, feat_Tx_S_Send, -1, "features.esm:49");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:52: Send: on done / release lock; release bus; total += len(work) - sent % 7; raise tick ->... */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires sys->pending[feat_EV_done] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t3_Send_done(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->pending[feat_EV_done]--;
-  sys->dispatched[feat_EV_done]++;
+  if (sys->dispatched[feat_EV_done] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[feat_EV_done]++;
   feat__release(sys, feat_RES_lock, feat_MACH_Tx, "features.esm:52");
   feat__release(sys, feat_RES_bus, feat_MACH_Tx, "features.esm:52");
   sys->g.total = (int32_t)feat__range(sys, sys->g.total + (sys->q.work.len - (sys->m.Tx.sent % 7)), -100, 70000, "features.esm:52");
   (void)feat_raise(sys, feat_EV_tick);
   enter(sys, feat_Tx_S_Wait, feat_EV_done, "features.esm:52");
+  /*@ assert feat_INV(sys); */
 }
 
 /* features.esm:53: Send: on report / poke() -> Send */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires sys->pending[feat_EV_report] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static void t4_Send_report(feat_t *sys) {
+  /*@ assert feat_INV(sys); */
   sys->pending[feat_EV_report]--;
-  sys->dispatched[feat_EV_report]++;
+  if (sys->dispatched[feat_EV_report] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[feat_EV_report]++;
   feat_hal_poke(sys);
   enter(sys, feat_Tx_S_Send, feat_EV_report, "features.esm:53");
+  /*@ assert feat_INV(sys); */
 }
 
 /* The first enabled transition on the pending event ev, in source order. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    requires 0 <= ev < feat_NEVENTS && sys->pending[ev] > 0;
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool on_event(feat_t *sys, int ev) {
   switch (sys->m.Tx.state) {
   case feat_Tx_S_Send:
@@ -95,6 +131,9 @@ static bool on_event(feat_t *sys, int ev) {
 }
 
 /* The first enabled when or acquire transition, in source order. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool spontaneous(feat_t *sys) {
   switch (sys->m.Tx.state) {
   case feat_Tx_S_Wait:
@@ -123,6 +162,9 @@ static bool spontaneous(feat_t *sys) {
 
 /* While Tx keeps the processor: its pending events by priority, then when and
  * acquire transitions. */
+/*@ requires \valid(sys) && feat_inv(sys);
+    assigns *sys;
+    ensures feat_inv(sys); */
 static bool fire_next(feat_t *sys) {
   if (sys->pending[feat_EV_done] > 0 && on_event(sys, feat_EV_done))
     return true;
@@ -131,6 +173,8 @@ static bool fire_next(feat_t *sys) {
   return spontaneous(sys);
 }
 
+/*@ requires \valid_read(sys);
+    assigns \nothing; */
 static bool at_yield(const feat_t *sys) {
   return sys->m.Tx.state == feat_Tx_S_Send;
 }
@@ -141,6 +185,10 @@ bool feat_Tx_fire(feat_t *sys, int ev) {
   if (!fired)
     return false;
   /* Run to completion: a yield state is a dispatch point. */
+  /*@ loop invariant 1 <= n <= feat_CHAIN_MAX;
+      loop invariant feat_inv(sys);
+      loop assigns n, *sys;
+      loop variant feat_CHAIN_MAX - n; */
   for (unsigned n = 1; !at_yield(sys); n++) {
     if (n == feat_CHAIN_MAX) {
       feat__fault(sys, feat_FAULT_CHAIN, "features.esm:39");

@@ -5,8 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct feat feat_t;
-
 typedef enum {
   feat_Tx_S_Wait, /* features.esm:42 initial rest */
   feat_Tx_S_Want, /* features.esm:45 */
@@ -16,17 +14,11 @@ typedef enum {
 } feat_Tx_state_t;
 
 typedef struct {
-  feat_Tx_state_t state;
+  uint8_t state; /* a feat_Tx_state_t */
   uint8_t n; /* features.esm:40: 0..N */
   int32_t sent; /* features.esm:41: 0..BIG */
 } feat_Tx_t;
 
-/* Enters the initial state and gives the variables their initial values. */
-void feat_Tx_init(feat_t *sys);
-/* Fires an enabled transition of Tx on the pending event ev (ev < 0: a when or
- * acquire transition), then keeps firing while Tx is outside a yield state and has
- * one enabled. False if nothing was enabled. */
-bool feat_Tx_fire(feat_t *sys, int ev);
-const char *feat_Tx_state_name(int state);
+/* Its functions (feat_Tx_init, _fire, _state_name) are declared in feat.h. */
 
 #endif

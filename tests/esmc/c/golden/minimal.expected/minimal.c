@@ -17,6 +17,10 @@ static const char *const event_names[minimal_NEVENTS] = {"flip"};
 static const char *const machine_names[minimal_NMACHINES + 1] = {"?", "Blink"};
 
 void minimal_init(minimal_t *sys) {
+  /*@ loop invariant 0 <= e <= minimal_NEVENTS;
+      loop invariant \forall integer k; 0 <= k < e ==> sys->pending[k] == 0;
+      loop assigns e, sys->pending[..], sys->overflow[..], sys->dispatched[..];
+      loop variant minimal_NEVENTS - e; */
   for (int e = 0; e < minimal_NEVENTS; e++) {
     sys->pending[e] = 0;
     sys->overflow[e] = 0;
@@ -25,19 +29,25 @@ void minimal_init(minimal_t *sys) {
   sys->last_spontaneous = 0;
   sys->faults = 0;
   minimal_Blink_init(sys);
+  /*@ assert sys->pending[minimal_EV_flip] <= 1; */
+  /*@ assert minimal_Blink_INV(sys); */
 }
 
 bool minimal_raise(minimal_t *sys, minimal_event_t ev) {
-  if ((int)ev < 0 || (int)ev >= minimal_NEVENTS)
+  if ((unsigned)ev >= (unsigned)minimal_NEVENTS)
     return false;
   if (sys->pending[ev] >= capacity[ev]) {
-    sys->overflow[ev]++;
+    if (sys->overflow[ev] < UINT32_MAX) /* counters saturate */
+      sys->overflow[ev]++;
     return false;
   }
   sys->pending[ev]++;
   return true;
 }
 
+/*@ requires \valid(sys) && minimal_inv(sys);
+    assigns *sys;
+    ensures minimal_inv(sys); */
 static bool fire(minimal_t *sys, int id, int ev) {
   switch (id) {
   case minimal_MACH_Blink:
@@ -48,15 +58,23 @@ static bool fire(minimal_t *sys, int id, int ev) {
 }
 
 bool minimal_step(minimal_t *sys) {
+  /*@ loop invariant 0 <= e <= minimal_NEVENTS;
+      loop invariant minimal_inv(sys);
+      loop assigns e, *sys;
+      loop variant minimal_NEVENTS - e; */
   for (int e = 0; e < minimal_NEVENTS; e++)
     if (sys->pending[e] > 0 && fire(sys, handler[e], e))
       return true;
+  /*@ loop invariant 1 <= i <= minimal_NMACHINES + 1;
+      loop invariant minimal_inv(sys);
+      loop assigns i, *sys;
+      loop variant minimal_NMACHINES + 1 - i; */
   for (int i = 1; i <= minimal_NMACHINES; i++) {
-    int id = sys->last_spontaneous + i;
+    int id = (int)(sys->last_spontaneous % minimal_NMACHINES) + i;
     if (id > minimal_NMACHINES)
       id -= minimal_NMACHINES;
     if (fire(sys, id, -1)) {
-      sys->last_spontaneous = (uint8_t)id;
+      sys->last_spontaneous = (uint32_t)id;
       return true;
     }
   }
@@ -65,6 +83,10 @@ bool minimal_step(minimal_t *sys) {
 
 unsigned minimal_run(minimal_t *sys, unsigned max_steps) {
   unsigned n = 0;
+  /*@ loop invariant 0 <= n <= max_steps;
+      loop invariant minimal_inv(sys);
+      loop assigns n, *sys;
+      loop variant max_steps - n; */
   while (n < max_steps && minimal_step(sys))
     n++;
   return n;
@@ -88,7 +110,8 @@ const char *minimal_state_name(int id, int state) {
 }
 
 void minimal__fault(minimal_t *sys, int code, const char *where) {
-  sys->faults++;
+  if (sys->faults < UINT32_MAX) /* counters saturate */
+    sys->faults++;
   minimal_hal_fault(sys, code, where);
 }
 
@@ -112,7 +135,9 @@ int32_t minimal__div(minimal_t *sys, int32_t a, int32_t b, const char *where) {
     minimal__fault(sys, minimal_FAULT_DIV_ZERO, where);
     return 0;
   }
-  return b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b;
+  if (b == -1)
+    return a == INT32_MIN ? INT32_MIN : -a;
+  return a / b;
 }
 
 int32_t minimal__mod(minimal_t *sys, int32_t a, int32_t b, const char *where) {

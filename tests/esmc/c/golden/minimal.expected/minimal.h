@@ -51,7 +51,7 @@ struct minimal {
   uint8_t pending[minimal_NEVENTS]; /* raised and not yet handled, by event */
   uint32_t overflow[minimal_NEVENTS]; /* raises refused at capacity */
   uint32_t dispatched[minimal_NEVENTS]; /* transitions fired on each event */
-  uint8_t last_spontaneous; /* round-robin: the machine that last fired a when or acquire */
+  uint32_t last_spontaneous; /* round-robin: the machine that last fired a when or acquire */
   uint32_t faults; /* failed run-time checks reported to the HAL */
   struct {
     minimal_Blink_t Blink;
@@ -59,22 +59,91 @@ struct minimal {
   void *user; /* for the HAL; minimal_init() leaves it alone */
 };
 
+/* What esmc knows about the system, in ACSL for Frama-C/WP (proofs/README.md); C
+ * compilers ignore it. minimal_inv(sys): machines in one of their states, variables
+ * within their declared ranges, pending events within capacity, resource owners
+ * and queue positions in bounds. Every function of the system keeps it. The macro
+ * minimal_INV spells it out, so that WP's simplifier sees each conjunct where a function
+ * updates the system (a transition asserts it on entry and on exit). */
+#ifdef __FRAMAC__
+#define minimal_Blink_INV(sys) ( \
+  0 <= sys->m.Blink.state < minimal_Blink_NSTATES)
+#define minimal_INV(sys) ( \
+  sys->pending[minimal_EV_flip] <= 1 && \
+  minimal_Blink_INV(sys))
+#endif
+/*@ predicate minimal_inv(minimal_t *sys) = minimal_INV(sys); */
+
+/*@ requires \valid(sys);
+    assigns sys->pending[..], sys->overflow[..], sys->dispatched[..], sys->last_spontaneous,
+            sys->faults, sys->m;
+    ensures minimal_INV(sys); */
 void minimal_init(minimal_t *sys);
 /* Makes ev pending; false (and counted in overflow[]) when at capacity. */
+/*@ requires \valid(sys) && minimal_INV(sys);
+    assigns sys->pending[ev], sys->overflow[ev];
+    ensures minimal_INV(sys);
+    ensures \result ==> sys->pending[ev] == \old(sys->pending[ev]) + 1; */
 bool minimal_raise(minimal_t *sys, minimal_event_t ev);
 /* One run-to-completion step; false if no transition is enabled. */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    assigns *sys;
+    ensures minimal_inv(sys); */
 bool minimal_step(minimal_t *sys);
 /* Steps until nothing is enabled or max_steps; returns the steps taken. */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    assigns *sys;
+    ensures minimal_inv(sys);
+    ensures \result <= max_steps; */
 unsigned minimal_run(minimal_t *sys, unsigned max_steps);
+/*@ assigns \nothing; */
 const char *minimal_event_name(int ev);
+/*@ assigns \nothing; */
 const char *minimal_machine_name(int id);
+/*@ assigns \nothing; */
 const char *minimal_state_name(int id, int state);
 
-/* Run-time support for the machine code, in minimal.c. */
+/* Machine Blink (minimal.esm:2), in minimal_Blink.c. */
+/* Enters the initial state and gives the variables their initial values. */
+/*@ requires \valid(sys);
+    assigns sys->m.Blink;
+    ensures minimal_Blink_INV(sys); */
+void minimal_Blink_init(minimal_t *sys);
+/* Fires an enabled transition of Blink on the pending event ev (ev < 0: a when or
+ * acquire transition), then keeps firing while Blink is outside a yield state and has
+ * one enabled. False if nothing was enabled. */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    assigns *sys;
+    ensures minimal_inv(sys); */
+bool minimal_Blink_fire(minimal_t *sys, int ev);
+/*@ assigns \nothing; */
+const char *minimal_Blink_state_name(int state);
+
+/* Run-time support for the machine code, in minimal.c. A failed check counts a fault
+ * and reports it to the HAL. */
+/*@ requires \valid(sys);
+    assigns sys->faults; */
 void minimal__fault(minimal_t *sys, int code, const char *where);
+/* v if lo <= v <= hi; otherwise a fault, and the nearest bound. */
+/*@ requires \valid(sys) && lo <= hi;
+    assigns sys->faults;
+    ensures lo <= \result <= hi && (lo <= v <= hi ==> \result == v); */
 int32_t minimal__range(minimal_t *sys, int32_t v, int32_t lo, int32_t hi, const char *where);
+/* i if 0 <= i < len; otherwise a fault, and 0. */
+/*@ requires \valid(sys) && len > 0;
+    assigns sys->faults;
+    ensures 0 <= \result < len && (0 <= i < len ==> \result == i); */
 int32_t minimal__index(minimal_t *sys, int32_t i, int32_t len, const char *where);
+/* a / b and a % b as in C, except: by 0 a fault, and 0; INT32_MIN / -1 wraps. */
+/*@ requires \valid(sys);
+    assigns sys->faults;
+    ensures b != 0 && b != -1 ==> \result == a / b;
+    ensures b == 0 ==> \result == 0; */
 int32_t minimal__div(minimal_t *sys, int32_t a, int32_t b, const char *where);
+/*@ requires \valid(sys);
+    assigns sys->faults;
+    ensures b != 0 && b != -1 ==> \result == a % b;
+    ensures b == 0 || b == -1 ==> \result == 0; */
 int32_t minimal__mod(minimal_t *sys, int32_t a, int32_t b, const char *where);
 
 #endif

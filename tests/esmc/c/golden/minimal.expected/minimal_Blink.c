@@ -13,35 +13,56 @@ const char *minimal_Blink_state_name(int state) {
   return state >= 0 && state < minimal_Blink_NSTATES ? state_names[state] : "?";
 }
 
+/*@ requires \valid(sys) && 0 <= to < minimal_Blink_NSTATES;
+    assigns sys->m.Blink.state;
+    ensures sys->m.Blink.state == to; */
 static void enter(minimal_t *sys, minimal_Blink_state_t to, int ev, const char *where) {
 #ifdef minimal_TRACE
   int from = (int)sys->m.Blink.state;
-  sys->m.Blink.state = to;
+  sys->m.Blink.state = (uint8_t)to;
   minimal_hal_trace(sys, minimal_MACH_Blink, from, (int)to, ev, where);
 #else
-  sys->m.Blink.state = to;
+  sys->m.Blink.state = (uint8_t)to;
   (void)ev;
   (void)where;
 #endif
 }
 
 /* minimal.esm:5: Off: on flip / char = true -> On */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    requires sys->pending[minimal_EV_flip] > 0;
+    assigns *sys;
+    ensures minimal_inv(sys); */
 static void t0_Off_flip(minimal_t *sys) {
+  /*@ assert minimal_INV(sys); */
   sys->pending[minimal_EV_flip]--;
-  sys->dispatched[minimal_EV_flip]++;
+  if (sys->dispatched[minimal_EV_flip] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[minimal_EV_flip]++;
   sys->m.Blink.char_ = true;
   enter(sys, minimal_Blink_S_On, minimal_EV_flip, "minimal.esm:5");
+  /*@ assert minimal_INV(sys); */
 }
 
 /* minimal.esm:8: On: on flip / char = false -> Off */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    requires sys->pending[minimal_EV_flip] > 0;
+    assigns *sys;
+    ensures minimal_inv(sys); */
 static void t1_On_flip(minimal_t *sys) {
+  /*@ assert minimal_INV(sys); */
   sys->pending[minimal_EV_flip]--;
-  sys->dispatched[minimal_EV_flip]++;
+  if (sys->dispatched[minimal_EV_flip] < UINT32_MAX) /* counters saturate */
+    sys->dispatched[minimal_EV_flip]++;
   sys->m.Blink.char_ = false;
   enter(sys, minimal_Blink_S_Off, minimal_EV_flip, "minimal.esm:8");
+  /*@ assert minimal_INV(sys); */
 }
 
 /* The first enabled transition on the pending event ev, in source order. */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    requires 0 <= ev < minimal_NEVENTS && sys->pending[ev] > 0;
+    assigns *sys;
+    ensures minimal_inv(sys); */
 static bool on_event(minimal_t *sys, int ev) {
   switch (sys->m.Blink.state) {
   case minimal_Blink_S_Off:
@@ -63,6 +84,9 @@ static bool on_event(minimal_t *sys, int ev) {
 }
 
 /* The first enabled when or acquire transition, in source order. */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    assigns *sys;
+    ensures minimal_inv(sys); */
 static bool spontaneous(minimal_t *sys) {
   (void)sys;
   return false;
@@ -70,12 +94,17 @@ static bool spontaneous(minimal_t *sys) {
 
 /* While Blink keeps the processor: its pending events by priority, then when and
  * acquire transitions. */
+/*@ requires \valid(sys) && minimal_inv(sys);
+    assigns *sys;
+    ensures minimal_inv(sys); */
 static bool fire_next(minimal_t *sys) {
   if (sys->pending[minimal_EV_flip] > 0 && on_event(sys, minimal_EV_flip))
     return true;
   return spontaneous(sys);
 }
 
+/*@ requires \valid_read(sys);
+    assigns \nothing; */
 static bool at_yield(const minimal_t *sys) {
   (void)sys;
   return false;
@@ -87,6 +116,10 @@ bool minimal_Blink_fire(minimal_t *sys, int ev) {
   if (!fired)
     return false;
   /* Run to completion: a yield state is a dispatch point. */
+  /*@ loop invariant 1 <= n <= minimal_CHAIN_MAX;
+      loop invariant minimal_inv(sys);
+      loop assigns n, *sys;
+      loop variant minimal_CHAIN_MAX - n; */
   for (unsigned n = 1; !at_yield(sys); n++) {
     if (n == minimal_CHAIN_MAX) {
       minimal__fault(sys, minimal_FAULT_CHAIN, "minimal.esm:2");

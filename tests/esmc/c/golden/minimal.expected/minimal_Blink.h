@@ -5,8 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct minimal minimal_t;
-
 typedef enum {
   minimal_Blink_S_Off, /* minimal.esm:4 initial rest */
   minimal_Blink_S_On, /* minimal.esm:7 */
@@ -14,16 +12,10 @@ typedef enum {
 } minimal_Blink_state_t;
 
 typedef struct {
-  minimal_Blink_state_t state;
+  uint8_t state; /* a minimal_Blink_state_t */
   bool char_; /* minimal.esm:3: bool */
 } minimal_Blink_t;
 
-/* Enters the initial state and gives the variables their initial values. */
-void minimal_Blink_init(minimal_t *sys);
-/* Fires an enabled transition of Blink on the pending event ev (ev < 0: a when or
- * acquire transition), then keeps firing while Blink is outside a yield state and has
- * one enabled. False if nothing was enabled. */
-bool minimal_Blink_fire(minimal_t *sys, int ev);
-const char *minimal_Blink_state_name(int state);
+/* Its functions (minimal_Blink_init, _fire, _state_name) are declared in minimal.h. */
 
 #endif

@@ -1,0 +1,71 @@
+/* fw_ack.c: Reliable Delivery between two NICs (WIRE.md, "Acknowledgements"). The receiver
+ * acknowledges the last message of every transfer it delivered whole (ACK, cumulative: the
+ * wire is FIFO, so it covers every earlier message too) and refuses one it cannot deliver
+ * (NACK naming the message and the reason), breaking the connection on its side. The sender
+ * completes a reliable send only on the ACK; on a NACK it completes the refused transfer with
+ * the peer's reason, those after it DISCONNECTED, and breaks its side. Acknowledgements are
+ * owed per VI, the latest replacing an earlier ACK (cumulative), and sent as local messages
+ * when the send queue has room. Freestanding. */
+#include "fw_vi.h"
+
+static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t nack) {
+  struct fw_vi *v = &fw->vi[vi];
+  if (v->ack_due && v->nack_status && !nack) return; /* a NACK already owed ends the connection */
+  v->ack_due = true;
+  v->nack_status = nack;
+  v->ack_seq = h->seq;
+  v->ack_node = h->src_node;
+  v->ack_vi = h->src_vi;
+  fw->ack_work |= 1u << vi;
+}
+
+void fw_ack_delivered(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h) {
+  if (h->flags & FW_WIRE_F_ACKREQ) owe(fw, vi, h, 0);
+}
+
+void fw_ack_refuse(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint32_t st) {
+  owe(fw, vi, h, (uint8_t)st);
+  fw_vi_break(fw, vi);
+}
+
+/* The reasons a NACK may carry; anything else from the wire is a transport error. */
+static uint32_t nack_reason(uint32_t st) {
+  return st == HOSTIF_ST_REMOTE || st == HOSTIF_ST_PROTECTION ? st : HOSTIF_ST_DISCONNECTED;
+}
+
+void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h) {
+  volatile struct hostif_counters *c = fw_ctr(fw);
+  if (h->type == FW_WIRE_ACK) {
+    c->rx_acks++;
+    fw_sq_acked(fw, h->dst_vi, h->ack);
+  } else {
+    c->rx_nacks++;
+    fw_sq_refused(fw, h->dst_vi, h->ack, nack_reason(h->imm));
+  }
+}
+
+void fw_ack_pump(struct fw *fw) {
+  for (unsigned vi = 1; vi < HOSTIF_NVI && fw->ack_work; vi++) {
+    if (!(fw->ack_work & (1u << vi))) continue;
+    struct fw_vi *v = &fw->vi[vi];
+    struct fw_wire_hdr h = {0};
+    h.type = v->nack_status ? FW_WIRE_NACK : FW_WIRE_ACK;
+    h.dst_node = v->ack_node;
+    h.src_vi = (uint16_t)vi;
+    h.dst_vi = v->ack_vi;
+    h.ack = v->ack_seq;
+    h.imm = v->nack_status;
+    if (!fw_tx_local(fw, &h, 0)) return; /* the send queue is full: later */
+    v->ack_due = false;
+    v->nack_status = 0;
+    fw->ack_work &= ~(1u << vi);
+  }
+}
+
+void fw_vi_break(struct fw *fw, unsigned vi) {
+  if (fw_rd32(fw, FW_VI_FIELD(vi, state)) != HOSTIF_VI_CONNECTED) return;
+  fw_release();
+  fw_wr32(fw, FW_VI_FIELD(vi, state), HOSTIF_VI_ERROR);
+  fw_ctr(fw)->conn_broken++;
+  fw_rq_flush(fw, vi);
+}

@@ -1,0 +1,79 @@
+/* fw_vm_wire.c: PANIC packets on the wire (WIRE.md, "PANIC packets"). A received packet of
+ * type PANIC goes through the receive path like any other (RDMA moves nothing of it to the
+ * host); once complete it is checked (this node, the link's sender, whole, payload checksum
+ * summed here since no host DMA engine summed it) and demultiplexed by kind: a message for a
+ * program's trigger is queued as an activation; a control request or reply goes to
+ * fw_vm_ctl.c. Sending (a program's SEND, control requests and replies) uses the send queue's
+ * firmware messages (fw_tx_local). Freestanding. */
+#include "fw_sram.h"
+
+void fw_vm_classify(struct fw *fw, struct fw_rxi *ri) {
+  (void)fw;
+  ri->verdict = FW_RX_PANIC; /* judged whole in fw_vm_rx */
+  ri->drop_reason = FW_DROP_NONE;
+  ri->npiece = 0;
+}
+
+static bool whole(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
+  const struct fw_wire_hdr *h = &ri->hdr;
+  if (!ri->complete_ok || h->dst_node != fw->node || h->src_node != ri->src) return false;
+  if (h->dst_vi > FW_VM_PKT_REPLY || h->src_vi != 0) return false;
+  const uint8_t *p = fw->sram + FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN;
+  const uint8_t *t = p + h->len;
+  uint16_t csum = (uint16_t)((uint16_t)t[0] << 8 | t[1]);
+  return t[2] == 0 && t[3] == 0 && fw_csum_add(fw_csum(p, h->len), csum) == 0xffffu;
+}
+
+void fw_vm_rx(struct fw *fw, unsigned buf) {
+  const struct fw_rxi *ri = &fw->rxi[buf];
+  const struct fw_wire_hdr *h = &ri->hdr;
+  volatile struct hostif_panic_counters *c = &fw_ctr(fw)->panic;
+  if (!fw->vm.on || !whole(fw, buf, ri)) {
+    c->rx_drop_bad++;
+    return;
+  }
+  uint32_t payload = FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN;
+  if (h->dst_vi == FW_VM_PKT_REQ) {
+    fw_vm_ctl_request(fw, h, payload);
+  } else if (h->dst_vi == FW_VM_PKT_REPLY) {
+    fw_vm_ctl_reply(fw, h, payload);
+  } else {
+    c->rx_pkts++;
+    uint32_t st = fw_vm_queue(fw, h->rdma_handle, false, h->imm, payload, h->len, NULL);
+    if (st == HOSTIF_PANIC_EBUSY) c->rx_drop_full++;
+    else if (st != HOSTIF_PANIC_OK) c->rx_drop_no_prog++;
+  }
+}
+
+bool fw_vm_tx(struct fw *fw, const struct fw_vm_pkt *k, const uint8_t *payload, uint32_t len) {
+  struct fw_wire_hdr h = {0};
+  h.type = FW_WIRE_PANIC;
+  h.dst_node = k->node;
+  h.dst_vi = k->kind;
+  h.rdma_handle = k->a;
+  h.imm = k->b;
+  h.rdma_addr = k->c;
+  h.seq = k->off;
+  h.ack = k->total;
+  h.len = len;
+  return fw_tx_local(fw, &h, payload);
+}
+
+bool fw_vm_send_msg(struct fw *fw) {
+  const struct fw_vm_send *q = &fw->vm.send;
+  volatile struct hostif_panic_counters *c = &fw_ctr(fw)->panic;
+  if (q->node == fw->node) { /* a program on this NIC: as if it had come back over the wire */
+    uint32_t st = fw_vm_queue(fw, q->prog, false, q->trig, (uint32_t)(q->data - fw->sram), q->len,
+                              NULL);
+    if (st == HOSTIF_PANIC_EBUSY) c->rx_drop_full++;
+    else if (st != HOSTIF_PANIC_OK) c->rx_drop_no_prog++;
+    return true;
+  }
+  struct fw_vm_pkt k = {q->node, FW_VM_PKT_MSG, q->prog, q->trig, fw->vm.cur_prog, 0, q->len};
+  if (!fw_vm_tx(fw, &k, q->data, q->len)) {
+    c->send_fail++;
+    return false;
+  }
+  c->tx_pkts++;
+  return true;
+}
