@@ -66,7 +66,7 @@ while IFS='|' read -r name files flags; do
   if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -q '^\[kernel\].*User Error' "$log"; then
     fail=$((fail + 1))
     while read -r g; do failed_goals+=("$name: $g"); done < <(
-      grep -E '^\[wp\] \[(Failed|Unknown|Timeout)\] Goal|^\[wp\] Goal .*(Failed|Unknown|Timeout)' "$log" |
+      grep -E '^\[wp\] \[(Failed|Unknown|Timeout)\] Goal|^\[wp\] Goal .*(Failed|Unknown|Timeout)|^\[wp\] \[[^]]*\] Goal .* : (Failed|Unknown|Timeout)' "$log" |
         sed 's/^\[wp\] //')
     [[ $rc -ne 0 || $total -eq 0 ]] && failed_goals+=("$name: frama-c failed (exit $rc), see $log")
   else

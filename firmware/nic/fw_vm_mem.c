@@ -40,7 +40,7 @@ static bool fits(const struct fw_vm_mem *m, uint32_t off, uint32_t len) {
 int32_t fw_vm_mem_alloc(struct fw_vm_mem *m, uint32_t slot, uint32_t len) {
   if (slot >= FW_VM_NPROG || m->used[slot] || len == 0 || len > m->size || len > 0x7ffffff0u)
     return -1;
-  len = (len + 3u) & ~3u;
+  len = (len + 3u) / 4u * 4u;
   if (len > m->size) return -1;
   /* Candidates: 0, then the end of each block in use. */
   /*@ loop invariant 0 <= c <= FW_VM_NPROG + 1;
@@ -51,6 +51,7 @@ int32_t fw_vm_mem_alloc(struct fw_vm_mem *m, uint32_t slot, uint32_t len) {
     if (c == 0) off = 0;
     else if (m->used[c - 1]) off = m->off[c - 1] + m->len[c - 1];
     else continue;
+    if (off > 0x7fffffffu) continue; /* not representable in the int32_t result */
     if (fits(m, off, len)) {
       m->off[slot] = off;
       m->len[slot] = len;
