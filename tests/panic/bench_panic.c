@@ -18,6 +18,7 @@
 
 #include "libnic.h"
 #include "panic.h"
+#include "../vipl/vaddr.h"
 #include "pn_nicd.h"
 #include "vipl.h"
 
@@ -49,15 +50,6 @@ static int compile(const char *src, const char *out) {
 }
 
 /* ---- VIPL ping-pong ---- */
-static void set_addr(VIP_NET_ADDRESS *a, unsigned node) {
-  a->HostAddressLen = 2;
-  a->DiscriminatorLen = 2;
-  a->HostAddress[0] = (uint8_t)(node >> 8);
-  a->HostAddress[1] = (uint8_t)node;
-  a->HostAddress[2] = DISC >> 8;
-  a->HostAddress[3] = DISC & 0xff;
-}
-
 struct ep { VIP_NIC_HANDLE nic; VIP_PROTECTION_HANDLE ptag; VIP_VI_HANDLE vi; uint8_t *buf;
             VIP_DESCRIPTOR *d; VIP_MEM_HANDLE mh, dmh; };
 
@@ -109,7 +101,7 @@ static int echo_server(void) {
   if (ep_open(&e, pn_dev(1)) || post_recv(&e)) return 10;
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 1);
+  vaddr_set(la, 1, DISC);
   VIP_CONN_HANDLE conn;
   VIP_VI_ATTRIBUTES rattr;
   if (VipConnectWait(e.nic, la, 20000, ra, &rattr, &conn) != VIP_SUCCESS) return 11;
@@ -131,8 +123,8 @@ static int vipl_rtts(double med[NS], double p99[NS]) {
   if (ep_open(&e, pn_dev(0)) || post_recv(&e)) return 1;
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 0);
-  set_addr(ra, 1);
+  vaddr_set(la, 0, DISC);
+  vaddr_set(ra, 1, DISC);
   VIP_VI_ATTRIBUTES rattr;
   for (int tries = 0; VipConnectRequest(e.vi, la, ra, 20000, &rattr) != VIP_SUCCESS; tries++) {
     if (tries > 50) return 2;

@@ -19,6 +19,7 @@
 #include "../check.h"
 #include "libnic.h"
 #include "panic.h"
+#include "../vipl/vaddr.h"
 #include "pn_nicd.h"
 #include "vipl.h"
 #include "vm_format.h"
@@ -28,15 +29,6 @@
 #define MSG (256u * 1024u)
 
 static uint8_t pat(unsigned i, uint32_t j) { return (uint8_t)(i * 29u + j * 13u + (j >> 9)); }
-
-static void set_addr(VIP_NET_ADDRESS *a, unsigned node) {
-  a->HostAddressLen = 2;
-  a->DiscriminatorLen = 2;
-  a->HostAddress[0] = (uint8_t)(node >> 8);
-  a->HostAddress[1] = (uint8_t)node;
-  a->HostAddress[2] = DISC >> 8;
-  a->HostAddress[3] = DISC & 0xff;
-}
 
 struct ep { VIP_NIC_HANDLE nic; VIP_PROTECTION_HANDLE ptag; VIP_VI_HANDLE vi; };
 
@@ -70,7 +62,7 @@ static int server(int ready) {
   }
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 1);
+  vaddr_set(la, 1, DISC);
   VIP_CONN_HANDLE conn;
   VIP_VI_ATTRIBUTES rattr;
   if (write(ready, "s", 1) != 1) return 15;
@@ -104,8 +96,8 @@ static int client(int go) {
   if (VipRegisterMem(e.nic, d, NMSG * sizeof *d, &ma, &dmh) != VIP_SUCCESS) return 33;
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 0);
-  set_addr(ra, 1);
+  vaddr_set(la, 0, DISC);
+  vaddr_set(ra, 1, DISC);
   VIP_VI_ATTRIBUTES rattr;
   if (VipConnectRequest(e.vi, la, ra, 20000, &rattr) != VIP_SUCCESS) return 34;
   char c;

@@ -13,6 +13,7 @@
 
 #include "nicd_run.h"
 #include "vipl.h"
+#include "vaddr.h"
 #include "vtest.h"
 
 VT_GLOBALS;
@@ -64,15 +65,6 @@ static int ep_close(struct ep *e, void *const *addr, const VIP_MEM_HANDLE *mh, i
   return bad ? 90 : 0;
 }
 
-static void set_addr(VIP_NET_ADDRESS *a, unsigned node) {
-  a->HostAddressLen = 2;
-  a->DiscriminatorLen = 2;
-  a->HostAddress[0] = (uint8_t)(node >> 8);
-  a->HostAddress[1] = (uint8_t)node;
-  a->HostAddress[2] = DISC >> 8;
-  a->HostAddress[3] = DISC & 0xff;
-}
-
 struct rdma_info { uint64_t addr; VIP_MEM_HANDLE mh; };
 
 /* ---- the server, on nic0: receives everything and checks it ---- */
@@ -105,7 +97,7 @@ static int server(int to_client, int from_client) {
   }
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 0);
+  vaddr_set(la, 0, DISC);
   VIP_CONN_HANDLE conn;
   VIP_VI_ATTRIBUTES rattr;
   if (VipConnectWait(e.nic, la, 20000, ra, &rattr, &conn) != VIP_SUCCESS) return 25;
@@ -203,8 +195,8 @@ static int client(int to_server, int from_server) {
   if (VipRegisterMem(e.nic, data, total + RDMA_LEN, &ma, &mh) != VIP_SUCCESS) return 21;
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 1);
-  set_addr(ra, 0);
+  vaddr_set(la, 1, DISC);
+  vaddr_set(ra, 0, DISC);
   VIP_VI_ATTRIBUTES rattr;
   VIP_RETURN r = VipConnectRequest(e.vi, la, ra, 20000, &rattr);
   if (r != VIP_SUCCESS) {

@@ -14,6 +14,7 @@
 
 #include "nicd_run.h"
 #include "vipl.h"
+#include "vaddr.h"
 #include "vtest.h"
 
 VT_GLOBALS;
@@ -62,15 +63,6 @@ static void ep_close(struct ep *e) {
   free(e->mem), free(e->d);
 }
 
-static void set_addr(VIP_NET_ADDRESS *a, unsigned node, unsigned disc) {
-  a->HostAddressLen = 2;
-  a->DiscriminatorLen = 2;
-  a->HostAddress[0] = (uint8_t)(node >> 8);
-  a->HostAddress[1] = (uint8_t)node;
-  a->HostAddress[2] = (uint8_t)(disc >> 8);
-  a->HostAddress[3] = (uint8_t)disc;
-}
-
 static VIP_VI_STATE vi_state(VIP_VI_HANDLE vi) {
   VIP_VI_STATE st = VIP_STATE_IDLE;
   VIP_VI_ATTRIBUTES a;
@@ -105,7 +97,7 @@ static int server(enum scenario sc, int to_client, int from_client) {
   }
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 0, 0x100 + sc);
+  vaddr_set(la, 0, 0x100 + sc);
   VIP_CONN_HANDLE conn;
   VIP_VI_ATTRIBUTES rattr;
   if (VipConnectWait(e.nic, la, 20000, ra, &rattr, &conn) != VIP_SUCCESS) return 21;
@@ -153,8 +145,8 @@ static int client(enum scenario sc, int to_server, int from_server) {
   for (uint32_t j = 0; j < REGION; j++) e.mem[j] = (uint8_t)(j * 13u);
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
-  set_addr(la, 1, 0x100 + sc);
-  set_addr(ra, 0, 0x100 + sc);
+  vaddr_set(la, 1, 0x100 + sc);
+  vaddr_set(ra, 0, 0x100 + sc);
   VIP_VI_ATTRIBUTES rattr;
   if (VipConnectRequest(e.vi, la, ra, 20000, &rattr) != VIP_SUCCESS) return 20;
   struct rinfo ri;
