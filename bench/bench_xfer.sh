@@ -5,7 +5,7 @@
 # sizes (13,827,767 and 65,257,948 bytes) and 1 MB; each transfer repeated (median, min-max),
 # every copy compared with cmp. Time: from starting the sending nc until the receiving nc has
 # exited (connection set-up and close included, as a user would time it). Needs build/bin/nicd
-# and build/lib/libsovia_preload.so (`make`), and nc.
+# and build/lib/libsovia_preload.so (`make`), and nc; nicd is started by tests/common/nicd.sh.
 #   bench/bench_xfer.sh [--smoke]   (--smoke: one 256 KB file, once; "N passed, N failed")
 set -u
 cd "$(dirname "$0")/.."
@@ -20,23 +20,10 @@ done
 command -v nc >/dev/null || { echo "bench_xfer: nc missing (apt-get install netcat-openbsd)"; echo "0 passed, 1 failed"; exit 1; }
 
 shm=/dev/shm; [[ -d $shm && -w $shm ]] || shm=/tmp
-run=$(mktemp -d /tmp/bench-xfer-XXXXXX)
 data=$(mktemp -d "$shm/bench-xfer-XXXXXX")
-prefix=/bx$$-nic
-nicd=
-cleanup() {
-  [[ -n $nicd ]] && { kill "$nicd" 2>/dev/null; wait "$nicd" 2>/dev/null; }
-  jobs -p | xargs -r kill 2>/dev/null
-  rm -rf "$run" "$data"
-}
-trap cleanup EXIT
-
-printf 'nic0 0\nnic1 1\n10.0.0.1 0\n10.0.0.2 1\n' >"$run/hosts"
-export VERINIC_RUN=$run
-build/bin/nicd -n 2 --fast --run "$run" --prefix "$prefix" >"$run/nicd.log" 2>&1 &
-nicd=$!
-for _ in $(seq 100); do [[ -S $run/nicd.sock ]] && break; sleep 0.1; done
-[[ -S $run/nicd.sock ]] || { echo "bench_xfer: nicd did not start"; echo "0 passed, 1 failed"; exit 1; }
+. tests/common/nicd.sh
+trap 'nicd_cleanup; rm -rf "$data"' EXIT
+nicd_start bench-xfer --fast || { echo "bench_xfer: nicd did not start"; echo "0 passed, 1 failed"; exit 1; }
 
 now() { date +%s.%N; }
 port=$((20000 + $$ % 20000))

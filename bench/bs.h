@@ -41,8 +41,7 @@ struct bs_result {
 /* What a series measures. */
 enum { BS_LAT = 1, BS_BW = 2 };
 
-/* bs_stats.c */
-double bs_now_us(void);
+/* bs_stats.c (the clock, stats_now_us, is in stats.h) */
 /* Median and p10/p90 of v[0..n) (sorted in place). */
 struct bs_point bs_percentiles(double *v, size_t n);
 /* Median and min/max. */

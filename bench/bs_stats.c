@@ -1,24 +1,11 @@
-/* bs_stats.c: the clock, the message sizes, iteration counts and order statistics of the
- * microbenchmarks. */
+/* bs_stats.c: the message sizes, iteration counts and order statistics of the
+ * microbenchmarks (the clock and sorting: stats.c). */
 #define _GNU_SOURCE
-#include <stdlib.h>
-#include <time.h>
-
 #include "bs.h"
+#include "stats.h"
 
 const uint32_t bs_sizes[BS_NSIZES] = {4,   8,    16,   32,   64,   128,   256,
                                       512, 1024, 2048, 4096, 8192, 16384, 32768};
-
-double bs_now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static double at(const double *v, size_t n, double q) {
   size_t i = (size_t)(q * (double)(n - 1) + 0.5);
@@ -28,7 +15,7 @@ static double at(const double *v, size_t n, double q) {
 struct bs_point bs_percentiles(double *v, size_t n) {
   struct bs_point p = {0, 0, 0};
   if (!n) return p;
-  qsort(v, n, sizeof *v, cmpd);
+  stats_sort(v, n);
   p.med = at(v, n, 0.5);
   p.lo = at(v, n, 0.1);
   p.hi = at(v, n, 0.9);
@@ -38,7 +25,7 @@ struct bs_point bs_percentiles(double *v, size_t n) {
 struct bs_point bs_median_range(double *v, size_t n) {
   struct bs_point p = {0, 0, 0};
   if (!n) return p;
-  qsort(v, n, sizeof *v, cmpd);
+  stats_sort(v, n);
   p.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   p.lo = v[0];
   p.hi = v[n - 1];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bs.h"
+#include "stats.h"
 
 struct hdr { uint32_t m, n; };
 
@@ -48,9 +49,9 @@ static int lat_client(const struct bs_ops *o, int fd, const struct bs_params *p,
     unsigned n = bs_lat_iters(p, m), w = warmup(p);
     for (unsigned i = 0; i < w + n; i++) {
       fill(tx, m, i);
-      double t0 = bs_now_us();
+      double t0 = stats_now_us();
       if (send_all(o, fd, tx, m) || recv_all(o, fd, rx, m)) goto fail;
-      double dt = bs_now_us() - t0;
+      double dt = stats_now_us() - t0;
       if (memcmp(tx, rx, m)) goto fail;
       r->bytes_checked += m;
       if (i >= w) s[i - w] = dt / 2;
@@ -79,13 +80,13 @@ static double bw_once(const struct bs_ops *o, int fd, uint32_t m, uint32_t n, co
   struct hdr h = {m, n};
   char c;
   if (send_all(o, fd, &h, sizeof h) || recv_all(o, fd, &c, 1) || c != 'r') return -1;
-  double t0 = bs_now_us();
+  double t0 = stats_now_us();
   if (o->burst) o->burst(fd, false);
   for (uint32_t i = 0; i < n; i++)
     if (send_all(o, fd, tx, m)) return -1;
   if (o->burst) o->burst(fd, true);
   if (recv_all(o, fd, &c, 1) || c != 'a') return -1;
-  return bs_now_us() - t0;
+  return stats_now_us() - t0;
 }
 
 static int bw_client(const struct bs_ops *o, int fd, const struct bs_params *p,

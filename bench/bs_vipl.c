@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bs.h"
+#include "stats.h"
 #include "vipl.h"
 
 #define NPOST 64            /* receive and send descriptors each */
@@ -136,9 +137,9 @@ static int lat(struct vep *e, int node, const struct bs_params *p, struct bs_res
         continue;
       }
       for (uint32_t j = 0; j < m; j++) tx[j] = bs_pat(i, j);
-      double t0 = bs_now_us();
+      double t0 = stats_now_us();
       rc = vsend(e, tx, m, i) || vrecv(e, NULL, &len) ? -1 : 0;
-      double dt = bs_now_us() - t0;
+      double dt = stats_now_us() - t0;
       if (!rc && (len != m || memcmp(tx, rx, m))) rc = -1;
       r->bytes_checked += m;
       if (i >= w) s[i - w] = dt / 2;
@@ -155,7 +156,7 @@ static double bw_once(struct vep *e, uint32_t m, uint32_t n) {
   uint32_t hdr[2] = {m, n}, imm, len;
   memcpy(e->ctl, hdr, sizeof hdr);
   if (vsend(e, e->ctl, sizeof hdr, 0) || vrecv(e, &imm, NULL) || imm != 'r') return -1;
-  double t0 = bs_now_us();
+  double t0 = stats_now_us();
   uint32_t credit = 0;
   for (uint32_t i = 0; i < n; i++) {
     while (i >= credit + WINDOW)
@@ -164,7 +165,7 @@ static double bw_once(struct vep *e, uint32_t m, uint32_t n) {
   }
   while (credit < n)
     if (vrecv(e, &credit, &len)) return -1;
-  return bs_now_us() - t0;
+  return stats_now_us() - t0;
 }
 
 static int bw_sender(struct vep *e, const struct bs_params *p, struct bs_result *r) {

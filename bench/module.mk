@@ -6,6 +6,8 @@ BENCH_D        := $(B)/bench
 BENCH_SRCS     := $(sort $(wildcard bench/*.c))
 BENCH_BIN      := $(BENCH_D)/bench_sovia
 BENCH_BIN_SAN  := $(B)/san/bench/bench_sovia
+# The clock and order statistics (stats.h), linked by tests/vipl's and tests/panic's benchmarks too.
+BENCH_STATS_OBJ := $(B)/obj/bench/stats.o
 $(B)/obj/bench/%.o $(B)/san/bench/%.o: INCLUDES += -Ihost/sovia -Ihost/vipl
 
 $(BENCH_BIN): $(BENCH_SRCS:%.c=$(B)/obj/%.o) $(B)/lib/libsovia.a $(B)/lib/libvipl.a

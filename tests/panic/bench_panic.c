@@ -16,10 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../bench/stats.h"
+#include "../common/nicd_run.h"
 #include "libnic.h"
 #include "panic.h"
 #include "../vipl/vaddr.h"
-#include "pn_nicd.h"
 #include "vipl.h"
 
 #define DISC 0x6b6b
@@ -27,16 +28,6 @@
 #define VTRIPS 200
 static const uint32_t sizes[] = {4, 64, 256, 1024};
 #define NS (sizeof sizes / sizeof sizes[0])
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static void stats(double *v, int n, double *med, double *p99) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  *med = v[n / 2];
-  *p99 = v[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1];
-}
 
 static int compile(const char *src, const char *out) {
   char path[128], cmd[300];
@@ -98,7 +89,7 @@ static int recv_wait(struct ep *e) {
 
 static int echo_server(void) {
   struct ep e;
-  if (ep_open(&e, pn_dev(1)) || post_recv(&e)) return 10;
+  if (ep_open(&e, nicd_dev(1)) || post_recv(&e)) return 10;
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
   vaddr_set(la, 1, DISC);
@@ -120,7 +111,7 @@ static int vipl_rtts(double med[NS], double p99[NS]) {
   pid_t srv = fork();
   if (srv == 0) _exit(echo_server());
   struct ep e;
-  if (ep_open(&e, pn_dev(0)) || post_recv(&e)) return 1;
+  if (ep_open(&e, nicd_dev(0)) || post_recv(&e)) return 1;
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
   vaddr_set(la, 0, DISC);
@@ -137,7 +128,7 @@ static int vipl_rtts(double med[NS], double p99[NS]) {
       if (send_wait(&e, sizes[s]) || recv_wait(&e) || post_recv(&e)) return 3;
       v[i] = (double)(lnic_now_ns() - t0) / 1000.0;
     }
-    stats(v, VTRIPS, &med[s], &p99[s]);
+    stats_med_p99(v, VTRIPS, &med[s], &p99[s]);
   }
   int st;
   waitpid(srv, &st, 0);
@@ -145,7 +136,7 @@ static int vipl_rtts(double med[NS], double p99[NS]) {
 }
 
 int main(void) {
-  pid_t nicd = pn_nicd_start(2, true);
+  pid_t nicd = nicd_start(2, true);
   if (nicd <= 0) return 1;
   char dir[64];
   snprintf(dir, sizeof dir, "/tmp/bench-panic-%d", (int)getpid());
@@ -153,7 +144,7 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
   if (system(cmd) != 0) return 1;
   struct panic_dev *p0, *p1;
-  if (panic_open(pn_dev(0), &p0) || panic_open(pn_dev(1), &p1)) return 1;
+  if (panic_open(nicd_dev(0), &p0) || panic_open(nicd_dev(1), &p1)) return 1;
   struct panic_res r;
   char path[128];
   snprintf(path, sizeof path, "%s/echo", dir);
@@ -197,8 +188,8 @@ int main(void) {
       rt[i] = (double)((uint32_t)d[2 * i + 1].value - (uint32_t)d[2 * i].value) / 1000.0;
       ow[i] = (double)((uint32_t)e[i].value - (uint32_t)d[2 * i].value) / 1000.0;
     }
-    stats(rt, TRIPS, &mmed[s], &mp99[s]);
-    stats(ow, TRIPS, &omed[s], &op99[s]);
+    stats_med_p99(rt, TRIPS, &mmed[s], &mp99[s]);
+    stats_med_p99(ow, TRIPS, &omed[s], &op99[s]);
   }
   int vr = vipl_rtts(vmed, vp99);
   printf("PANIC Fig. 3 on Verinic (nicd --fast), microseconds: median / p99\n");
@@ -212,7 +203,7 @@ int main(void) {
   }
   panic_close(p0);
   panic_close(p1);
-  pn_nicd_stop(nicd);
+  nicd_stop(nicd, false);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0) return 1;
   return vr;

@@ -5,12 +5,11 @@
 set -u
 P=${PANICCTL:-build/bin/panicctl}
 PDLC=${PDLC:-build/bin/pdlc}
-NICD=${NICD:-build/bin/nicd}
-work=$(mktemp -d); pre=/vpc$$-nic
-"$NICD" -n 2 --run "$work/run" --prefix "$pre" >"$work/nicd.log" 2>&1 &
-nicd=$!
-trap 'kill $nicd 2>/dev/null; wait $nicd 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do "$P" -d ${pre}1 list >/dev/null 2>&1 && break; sleep 0.05; done
+. "$(dirname "$0")/../common/nicd.sh"
+work=$(mktemp -d)
+trap 'nicd_cleanup; rm -rf "$work"' EXIT
+nicd_start panicctl-cli
+for _ in $(seq 100); do "$P" -d ${prefix}1 list >/dev/null 2>&1 && break; sleep 0.05; done
 pass=0; fail=0
 
 # case NAME EXPECTED-STATUS PATTERN -- ARGS...: the exit status and a line of its output.
@@ -23,7 +22,7 @@ case_() {
 
 "$PDLC" -o "$work/d.pvm" tests/pdl/examples/delivertest.pdl
 printf 'PVM1\001\000\000\000garbage' >"$work/bad.pvm"
-D=(-d ${pre}0)
+D=(-d ${prefix}0)
 case_ usage            2 'usage: panicctl'                    -- "${D[@]}"
 case_ unknown-command  2 "unknown command 'fly'"              -- "${D[@]}" fly
 case_ unknown-option   2 'unknown option --frob'              -- "${D[@]}" --frob list

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "../check.h"
+#include "../common/nicd_run.h"
 #include "libnic.h"
 #include "panic.h"
 #include "vm_format.h"
-#include "pn_nicd.h"
 
 static char tmp[128];
 
@@ -154,14 +154,14 @@ int main(void) {
   char cmd[200];
   snprintf(cmd, sizeof cmd, "mkdir -p %s", tmp);
   if (system(cmd) != 0) return 1;
-  pid_t nicd = pn_nicd_start(2, false);
+  pid_t nicd = nicd_start(2, false);
   CHECK(nicd > 0, "nicd started");
   if (nicd <= 0) {
     printf("%d passed, %d failed\n", passed, failed);
     return 1;
   }
   struct panic_dev *p0;
-  int rc = panic_open(pn_dev(0), &p0);
+  int rc = panic_open(nicd_dev(0), &p0);
   CHECK(rc == 0, "panic_open: %d", rc);
   if (rc == 0) {
     t_fig2(p0);
@@ -169,7 +169,7 @@ int main(void) {
     t_sync(p0);
     t_errors(p0);
     struct lnic_dev *d;
-    if (lnic_open(pn_dev(0), &d) == 0) {
+    if (lnic_open(nicd_dev(0), &d) == 0) {
       volatile struct hostif_panic_counters *c = &lnic_hostif_counters(d)->panic;
       CHECK(c->activations >= 100 && c->dma_activations >= 4 && c->tx_pkts >= 100 &&
                 c->rx_pkts >= 100 && c->ctl_remote >= 5 && c->ctl_timeouts == 1 &&
@@ -182,7 +182,7 @@ int main(void) {
     }
     panic_close(p0);
   }
-  pn_nicd_stop(nicd);
+  nicd_stop(nicd, false);
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd) != 0) return 1;
   printf("%d passed, %d failed\n", passed, failed);

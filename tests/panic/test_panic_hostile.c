@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "../check.h"
+#include "../common/nicd_run.h"
 #include "libnic.h"
 #include "panic.h"
 #include "../vipl/vaddr.h"
-#include "pn_nicd.h"
 #include "vipl.h"
 #include "vm_format.h"
 
@@ -44,7 +44,7 @@ static int ep_open(struct ep *e, const char *dev) {
 /* Receives NMSG messages on NIC 1 and checks every byte. */
 static int server(int ready) {
   struct ep e;
-  if (ep_open(&e, pn_dev(1))) return 10;
+  if (ep_open(&e, nicd_dev(1))) return 10;
   uint8_t *buf = calloc(NMSG, MSG);
   VIP_DESCRIPTOR *d = aligned_alloc(64, NMSG * sizeof *d);
   if (!buf || !d) return 11;
@@ -82,7 +82,7 @@ static int server(int ready) {
 /* Sends NMSG messages from NIC 0 once told to go. */
 static int client(int go) {
   struct ep e;
-  if (ep_open(&e, pn_dev(0))) return 30;
+  if (ep_open(&e, nicd_dev(0))) return 30;
   uint8_t *buf = malloc((size_t)NMSG * MSG);
   VIP_DESCRIPTOR *d = aligned_alloc(64, NMSG * sizeof *d);
   if (!buf || !d) return 31;
@@ -190,11 +190,11 @@ static int load_loop(struct panic_dev *p, uint16_t node, uint32_t id) {
 }
 
 int main(void) {
-  pid_t nicd = pn_nicd_start(2, false);
+  pid_t nicd = nicd_start(2, false);
   CHECK(nicd > 0, "nicd started");
   if (nicd <= 0) goto out;
   struct panic_dev *p;
-  int rc = panic_open(pn_dev(0), &p);
+  int rc = panic_open(nicd_dev(0), &p);
   CHECK(rc == 0, "panic_open %d", rc);
   if (rc) goto stop;
   t_rejected(p);
@@ -234,7 +234,7 @@ int main(void) {
         "%u rounds: %u stopped by the budget, %u out of bounds, %u killed, %u other", rounds,
         budget, bounds, killed, other);
   struct lnic_dev *d;
-  if (lnic_open(pn_dev(0), &d) == 0) {
+  if (lnic_open(nicd_dev(0), &d) == 0) {
     volatile struct hostif_panic_counters *k = &lnic_hostif_counters(d)->panic;
     CHECK(k->abort_budget >= budget / 2 && k->abort_bounds > 0 && k->killed > 0,
           "nic0 counts: budget %lu, bounds %lu, killed %lu", (unsigned long)k->abort_budget,
@@ -244,7 +244,7 @@ int main(void) {
   printf("misbehaving handlers run during the transfer: %u\n", rounds);
   panic_close(p);
 stop:
-  pn_nicd_stop(nicd);
+  nicd_stop(nicd, false);
 out:
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/sovia_lib/echo.sh: an unmodified echo server and client (echo_server.c, echo_client.c:
 # plain BSD sockets, poll, non-blocking connect; not linked with SOVIA) under the LD_PRELOAD
-# shim. Starts nicd with two NICs (private run dir and window prefix, hosts file 10.0.0.1 ->
-# node 0, 10.0.0.2 -> node 1). 1. The server on NIC 0 (its port in SOVIA_PRELOAD_PORTS)
+# shim. Starts nicd with two NICs (tests/common/nicd.sh: private run dir and window prefix,
+# hosts file 10.0.0.1 -> node 0, 10.0.0.2 -> node 1). 1. The server on NIC 0 (its port in SOVIA_PRELOAD_PORTS)
 # serves two clients on NIC 1 connecting to 10.0.0.1, one after the other and then two at
 # once, each exchanging hundreds of messages of 1 B..64 KB, every byte compared; the port must
 # have no kernel listener. 2. The same programs, shim loaded, on 127.0.0.1 and a port not
@@ -15,29 +15,16 @@ SRV=$PWD/build/tests/sovia_lib/echo_server
 CLI=$PWD/build/tests/sovia_lib/echo_client
 # The fixtures are sanitized; the shim is not and is preloaded before the ASan runtime.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1
+. tests/common/nicd.sh
+trap nicd_cleanup EXIT
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
-run=$(mktemp -d /tmp/sovia-echo-XXXXXX)
-prefix=/sve$$-nic
-nicd=
-cleanup() {
-  [[ -n $nicd ]] && { kill "$nicd" 2>/dev/null; wait "$nicd" 2>/dev/null; }
-  jobs -p | xargs -r kill 2>/dev/null
-  rm -rf "$run"
-}
-trap cleanup EXIT
-
 for f in "$SO" "$SRV" "$CLI" build/bin/nicd; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
-printf 'nic0 0\nnic1 1\n10.0.0.1 0\n10.0.0.2 1\n' >"$run/hosts"
-export VERINIC_RUN=$run
-build/bin/nicd -n 2 --fast --run "$run" --prefix "$prefix" >"$run/nicd.log" 2>&1 &
-nicd=$!
-for _ in $(seq 100); do [[ -S $run/nicd.sock ]] && break; sleep 0.1; done
-if [[ -S $run/nicd.sock ]]; then ok "nicd started"; else bad "nicd started"; fi
+if nicd_start sovia-echo --fast; then ok "nicd started"; else bad "nicd started"; fi
 
 port=$((20000 + $$ % 20000))
 kport=$((port + 1))

@@ -1,40 +1,28 @@
 #!/usr/bin/env bash
 # tests/sovia_lib/preload.sh: the LD_PRELOAD shim (build/lib/libsovia_preload.so) with an
-# unmodified netcat-openbsd. Starts nicd with two NICs (private run dir and window prefix,
-# hosts file 10.0.0.1 -> node 0, 10.0.0.2 -> node 1); `nc -l` on NIC 0 (its port listed in
+# unmodified netcat-openbsd. Starts nicd with two NICs (tests/common/nicd.sh: private run dir
+# and window prefix, hosts file 10.0.0.1 -> node 0, 10.0.0.2 -> node 1); `nc -l` on NIC 0 (its port listed in
 # SOVIA_PRELOAD_PORTS) receives a 5 MB random file from `nc -N 10.0.0.1` on NIC 1, compared
 # with cmp; the listener must exist only on the fabric (no kernel socket on that port). Then
 # a non-configured address/port (127.0.0.1) must still go over the kernel with the shim
-# loaded. Every step under `timeout`; nicd is stopped in a trap. Prints "N passed, N failed".
+# loaded. Every step under `timeout`; nicd is stopped in a trap (nicd_cleanup). Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 SO=$PWD/build/lib/libsovia_preload.so
+. tests/common/nicd.sh
+trap nicd_cleanup EXIT
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-
-run=$(mktemp -d /tmp/sovia-preload-XXXXXX)
-prefix=/svp$$-nic
-nicd=
-cleanup() {
-  [[ -n $nicd ]] && { kill "$nicd" 2>/dev/null; wait "$nicd" 2>/dev/null; }
-  jobs -p | xargs -r kill 2>/dev/null
-  rm -rf "$run"
-}
-trap cleanup EXIT
 
 for f in "$SO" build/bin/nicd; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 command -v nc >/dev/null || { echo "nc missing"; echo "0 passed, 1 failed"; exit 1; }
 
-printf 'nic0 0\nnic1 1\n10.0.0.1 0\n10.0.0.2 1\n' >"$run/hosts"
-export VERINIC_RUN=$run
-build/bin/nicd -n 2 --fast --run "$run" --prefix "$prefix" >"$run/nicd.log" 2>&1 &
-nicd=$!
-for _ in $(seq 100); do [[ -S $run/nicd.sock ]] && break; sleep 0.1; done
+nicd_start sovia-preload --fast; up=$?
 sleep 0.1
-if [[ -S $run/nicd.sock ]]; then ok "nicd started"; else bad "nicd started"; fi
+if ((up == 0)); then ok "nicd started"; else bad "nicd started"; fi
 
 # A port free in the kernel (the shim must not need it, but a kernel listener would hide a
 # fall-through).

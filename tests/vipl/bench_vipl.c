@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nicd_run.h"
+#include "../../bench/stats.h"
+#include "../common/nicd_run.h"
 #include "vipl.h"
 
 #define MAXMSG (1u << 20)
@@ -29,15 +30,6 @@ static const uint32_t bw_sizes[] = {4, 64, 1024, 4096, 16384, 65536, 262144, 1u 
 
 struct result { double lat_med[NLAT], lat_p99[NLAT], bw[NBW]; };
 
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 static unsigned iters_lat(uint32_t sz) { return sz <= 4096 ? 2000 : 500; }
 static unsigned iters_bw(uint32_t sz) {
   unsigned n = (unsigned)((64u << 20) / sz);
@@ -59,10 +51,8 @@ static void die(const char *what) {
 }
 
 static void vep_open(struct vep *e, int node) {
-  char dev[8];
-  snprintf(dev, sizeof dev, "nic%d", node);
   VIP_PROTECTION_HANDLE pt;
-  if (VipOpenNic(dev, &e->nic) || VipCreatePtag(e->nic, &pt)) die("open");
+  if (VipOpenNic(nicd_dev(node), &e->nic) || VipCreatePtag(e->nic, &pt)) die("open");
   VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
                          .MaxTransferSize = MAXMSG, .Ptag = pt};
   if (VipCreateVi(e->nic, &a, NULL, NULL, &e->vi)) die("create vi");
@@ -149,21 +139,17 @@ static void vipl_side(int node, int fd) {
     unsigned n = iters_lat(sz);
     for (unsigned i = 0; i < n + 10; i++) {
       if (node == 1) {
-        double t0 = now_us();
+        double t0 = stats_now_us();
         vsend(&e, i, sz, i), out++;
         vrecv(&e);
-        if (i >= 10) s[i - 10] = (now_us() - t0) / 2;
+        if (i >= 10) s[i - 10] = (stats_now_us() - t0) / 2;
       } else {
         vrecv(&e);
         vsend(&e, i, sz, i), out++;
       }
       vreap_sends(&e, false, &out);
     }
-    if (node == 1) {
-      qsort(s, n, sizeof *s, cmpd);
-      res.lat_med[li] = s[n / 2];
-      res.lat_p99[li] = s[n * 99 / 100];
-    }
+    if (node == 1) stats_med_p99(s, n, &res.lat_med[li], &res.lat_p99[li]);
   }
   vreap_sends(&e, true, &out);
   /* Streaming, node 1 -> node 0; node 0 returns a credit every 8 messages. */
@@ -171,7 +157,7 @@ static void vipl_side(int node, int fd) {
     uint32_t sz = bw_sizes[bi];
     unsigned n = iters_bw(sz);
     if (node == 1) {
-      double t0 = now_us();
+      double t0 = stats_now_us();
       unsigned credit = 0;
       for (unsigned i = 0; i < n; i++) {
         while (i >= credit + WINDOW) credit = vrecv(&e);
@@ -179,7 +165,7 @@ static void vipl_side(int node, int fd) {
         vreap_sends(&e, false, &out);
       }
       while (credit < n) credit = vrecv(&e);
-      res.bw[bi] = (double)sz * n / (now_us() - t0);   /* bytes/us = MB/s */
+      res.bw[bi] = (double)sz * n / (stats_now_us() - t0);   /* bytes/us = MB/s */
       vreap_sends(&e, true, &out);
     } else {
       for (unsigned i = 0; i < n; i++) {
@@ -241,30 +227,26 @@ static void tcp_side(int node, int port, int fd) {
     unsigned n = iters_lat(sz);
     for (unsigned i = 0; i < n + 10; i++) {
       if (node == 1) {
-        double t0 = now_us();
+        double t0 = stats_now_us();
         full_write(s, buf, sz);
         full_read(s, buf, sz);
-        if (i >= 10) smp[i - 10] = (now_us() - t0) / 2;
+        if (i >= 10) smp[i - 10] = (stats_now_us() - t0) / 2;
       } else {
         full_read(s, buf, sz);
         full_write(s, buf, sz);
       }
     }
-    if (node == 1) {
-      qsort(smp, n, sizeof *smp, cmpd);
-      res.lat_med[li] = smp[n / 2];
-      res.lat_p99[li] = smp[n * 99 / 100];
-    }
+    if (node == 1) stats_med_p99(smp, n, &res.lat_med[li], &res.lat_p99[li]);
   }
   for (unsigned bi = 0; bi < NBW; bi++) {
     uint32_t sz = bw_sizes[bi];
     unsigned n = iters_bw(sz);
     if (node == 1) {
-      double t0 = now_us();
+      double t0 = stats_now_us();
       for (unsigned i = 0; i < n; i++) full_write(s, buf, sz);
       char ack;
       full_read(s, &ack, 1);
-      res.bw[bi] = (double)sz * n / (now_us() - t0);
+      res.bw[bi] = (double)sz * n / (stats_now_us() - t0);
     } else {
       for (unsigned i = 0; i < n; i++) full_read(s, buf, sz);
       full_write(s, "a", 1);

@@ -7,11 +7,12 @@ VIPL_UNIT := test_libnic test_vipl_api
 TEST_BINS += $(VIPL_UNIT:%=$(VIPL_T)/%)
 TESTS     += $(VIPL_UNIT:%=$(VIPL_T)/%)
 
-# End to end: real processes over a private nicd (needs build/bin/nicd).
+# End to end: real processes over a private nicd (needs build/bin/nicd; helpers in tests/common).
 VIPL_E2E  := test_vipl_e2e test_vipl_reliable
 TEST_BINS += $(VIPL_E2E:%=$(VIPL_T)/%)
 TESTS     += $(VIPL_E2E:%=$(VIPL_T)/%)
-$(VIPL_E2E:%=$(VIPL_T)/%): $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/nicd_run.o $(VIPL_LIB_SAN) $(NICD)
+$(VIPL_E2E:%=$(VIPL_T)/%): $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(NICD_RUN_OBJ_SAN) $(CHILD_OBJ_SAN) \
+                                       $(VIPL_LIB_SAN) $(NICD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) -o $@
 
@@ -24,6 +25,6 @@ $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/fakenic.o $(VIPL_LIB_SA
 bench-vipl: $(VIPL_T)/bench_vipl $(NICD)
 	$(VIPL_T)/bench_vipl
 
-$(VIPL_T)/bench_vipl: $(B)/obj/tests/vipl/bench_vipl.o $(B)/obj/tests/vipl/nicd_run.o $(VIPL_LIB)
+$(VIPL_T)/bench_vipl: $(B)/obj/tests/vipl/bench_vipl.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(VIPL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) -o $@

@@ -7,11 +7,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "nicd_run.h"
+#include "../common/child.h"
+#include "../common/nicd_run.h"
 #include "vipl.h"
 #include "vaddr.h"
 #include "vtest.h"
@@ -70,7 +70,7 @@ struct rdma_info { uint64_t addr; VIP_MEM_HANDLE mh; };
 /* ---- the server, on nic0: receives everything and checks it ---- */
 static int server(int to_client, int from_client) {
   struct ep e;
-  int rc = ep_open(&e, "nic0");
+  int rc = ep_open(&e, nicd_dev(0));
   if (rc) return 10 + rc;
   unsigned nrecv = NBIG + NSMALL + 1;
   size_t big_bytes = (size_t)NBIG << 20, small_bytes = (size_t)NSMALL * SMALL_CAP;
@@ -174,7 +174,7 @@ static int server(int to_client, int from_client) {
 /* ---- the client, on nic1 ---- */
 static int client(int to_server, int from_server) {
   struct ep e;
-  int rc = ep_open(&e, "nic1");
+  int rc = ep_open(&e, nicd_dev(1));
   if (rc) return 10 + rc;
   unsigned n = NBIG + NSMALL;
   size_t off[NBIG + NSMALL], total = 0;
@@ -312,21 +312,6 @@ static int client(int to_server, int from_server) {
   return rc;
 }
 
-static int run_child(int (*fn)(int, int), int to, int from) {
-  pid_t p = fork();
-  if (p == 0) exit(fn(to, from));   /* exit, not _exit: libnic's exit hook runs */
-  return p;
-}
-
-static int wait_child(pid_t p, const char *who) {
-  int st;
-  waitpid(p, &st, 0);
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-  fprintf(stderr, "%s: %s %d\n", who, WIFEXITED(st) ? "exit" : "signal",
-          WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-  return 1;
-}
-
 static void t_messages_rdma_protection(void) {
   pid_t nicd = nicd_start(2, false);
   CHECK(nicd > 0);
@@ -345,7 +330,7 @@ static void t_messages_rdma_protection(void) {
 static int waiter(int ready, int unused) {
   (void)unused;
   struct ep e;
-  if (ep_open(&e, "nic1")) return 10;
+  if (ep_open(&e, nicd_dev(1))) return 10;
   VIP_DESCRIPTOR *d = aligned_alloc(64, sizeof *d);
   char *buf = malloc(4096);
   VIP_MEM_HANDLE mh;

@@ -9,10 +9,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "nicd_run.h"
+#include "../common/child.h"
+#include "../common/nicd_run.h"
 #include "vipl.h"
 #include "vaddr.h"
 #include "vtest.h"
@@ -87,7 +87,7 @@ struct rinfo { uint64_t addr; VIP_MEM_HANDLE mh; };
  * what it sees once the client is done. */
 static int server(enum scenario sc, int to_client, int from_client) {
   struct ep e;
-  int rc = ep_open(&e, "nic0", sc != S_UNRELIABLE_NO_DESC);
+  int rc = ep_open(&e, nicd_dev(0), sc != S_UNRELIABLE_NO_DESC);
   if (rc) return 10 + rc;
   bool post = sc == S_ACKED || sc == S_RDMA_TAG;
   if (post) {
@@ -140,7 +140,7 @@ static int server(enum scenario sc, int to_client, int from_client) {
 /* nic1: connects and sends what the scenario says; checks its completions. */
 static int client(enum scenario sc, int to_server, int from_server) {
   struct ep e;
-  int rc = ep_open(&e, "nic1", sc != S_UNRELIABLE_NO_DESC);
+  int rc = ep_open(&e, nicd_dev(1), sc != S_UNRELIABLE_NO_DESC);
   if (rc) return 10 + rc;
   for (uint32_t j = 0; j < REGION; j++) e.mem[j] = (uint8_t)(j * 13u);
   uint8_t raw[64], rraw[64];
@@ -199,33 +199,26 @@ static int client(enum scenario sc, int to_server, int from_server) {
   return 0;
 }
 
-/* The child keeps only its own pipe ends, so that a peer that exits is seen as end of file
- * and a failing scenario ends instead of hanging. */
-static int run_child(enum scenario sc, bool srv, int to, int from, int other_to, int other_from) {
-  pid_t p = fork();
-  if (p == 0) {
-    close(other_to), close(other_from);
-    exit(srv ? server(sc, to, from) : client(sc, to, from));
-  }
-  return p;
-}
-
-static int wait_child(pid_t p, const char *who) {
-  int st;
-  waitpid(p, &st, 0);
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-  fprintf(stderr, "%s: %s %d\n", who, WIFEXITED(st) ? "exit" : "signal",
-          WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-  return 1;
-}
-
 static pid_t g_nicd;
+static enum scenario g_sc;        /* the scenario run_scenario's children play */
+static int s2c[2], c2s[2];        /* server to client, client to server */
+
+/* Each child keeps only its own pipe ends, so that a peer that exits is seen as end of file
+ * and a failing scenario ends instead of hanging. */
+static int server_child(int to, int from) {
+  close(c2s[1]), close(s2c[0]);
+  return server(g_sc, to, from);
+}
+static int client_child(int to, int from) {
+  close(s2c[1]), close(c2s[0]);
+  return client(g_sc, to, from);
+}
 
 static void run_scenario(enum scenario sc) {
-  int s2c[2], c2s[2];
+  g_sc = sc;
   CHECK(pipe(s2c) == 0 && pipe(c2s) == 0);
-  pid_t s = run_child(sc, true, s2c[1], c2s[0], c2s[1], s2c[0]);
-  pid_t c = run_child(sc, false, c2s[1], s2c[0], s2c[1], c2s[0]);
+  pid_t s = run_child(server_child, s2c[1], c2s[0]);
+  pid_t c = run_child(client_child, c2s[1], s2c[0]);
   close(s2c[0]), close(s2c[1]), close(c2s[0]), close(c2s[1]);
   CHECK_EQ(wait_child(s, "server"), 0);
   CHECK_EQ(wait_child(c, "client"), 0);
