@@ -46,6 +46,13 @@
 #define FW_CH_RDMA 1u
 #define FW_TIMER_RX 0u
 
+/* The ISR bits fw_init unmasks: those the dispatcher handles (fw_dispatch.c), and the link
+ * and memory errors it counts. */
+#define FW_ISR_UNMASKED                                                                       \
+  (FWB_ISR_HOST_SIG | FWB_ISR_SEND | FWB_ISR_RECV | FWB_ISR_HEAD | FWB_ISR_BUFF |             \
+   FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) | FWB_ISR_TIMER(FW_TIMER_RX) |         \
+   FWB_ISR_TIMER(FW_TIMER_VM) | FWB_ISR_LINK_DOWN | FWB_ISR_MEMORY)
+
 /* ---- SRAM layout above HOSTIF_BUF_BASE ---- */
 #define FW_BUF_STRIDE 4160u
 #define FW_SBUF_ADDR(i) (HOSTIF_BUF_BASE + (uint32_t)(i) * FW_BUF_STRIDE)
@@ -169,9 +176,38 @@ struct fw {
   } hreq[2];
   struct fw_vi vi[HOSTIF_NVI];
   uint32_t faults;
-  uint64_t isr_handled[14];              /* hardware ISR bits handled, by bit */
+  uint64_t isr_handled[FWB_ISR_NBITS];   /* hardware ISR bits handled, by bit */
   struct fw_vm vm;                       /* the PANIC VM (fw_vm.h) */
 };
+
+/* ---- what the proofs assume of the firmware state (proofs/README.md, module fw-dispatch) ----
+ * fw_ok: the state is valid memory, its SRAM is valid up to FW_SRAM_END and apart from it,
+ * and the data path keeps esmc's invariant. Every event handler the dispatcher calls keeps it
+ * and keeps the board and the SRAM it was given (fw_same). The handlers' contracts are the
+ * dispatcher's interface to the rest of the firmware: assumed there, not proved (they write
+ * the whole firmware state and SRAM through the board HAL). */
+/*@ axiomatic fw_counters {
+      logic struct hostif_counters *fw_counters(uint8_t *sram);
+    }
+    predicate fw_ok(struct fw *fw) =
+      \valid(fw) && datapath_inv(&fw->dp) && \valid(fw->sram + (0 .. FW_SRAM_END - 1)) &&
+      \separated(fw, fw->sram + (0 .. FW_SRAM_END - 1)) &&
+      \valid(fw_counters(fw->sram)) && \separated(fw, fw_counters(fw->sram));
+    predicate fw_same{L1, L2}(struct fw *fw) =
+      \at(fw->sram, L1) == \at(fw->sram, L2) && \at(fw->board, L1) == \at(fw->board, L2);
+*/
+
+/* Statistics counters saturate instead of wrapping. */
+/*@ requires \valid(c);
+    assigns *c; */
+static inline void fw_count32(uint32_t *c) {
+  if (*c < UINT32_MAX) (*c)++;
+}
+/*@ requires \valid(c);
+    assigns *c; */
+static inline void fw_count64(uint64_t *c) {
+  if (*c < UINT64_MAX) (*c)++;
+}
 
 /* fw_init.c */
 /* 0, or -1 when the SRAM is too small for the host interface and the buffers. */
@@ -179,10 +215,19 @@ int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg);
 
 /* fw_dispatch.c: handles every pending event, runs the data path until nothing is enabled;
  * returns true if it did anything. Call after the hardware has moved (nic_advance). */
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1], *fw_counters(fw->sram), fwb_isr_cleared;
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 bool fw_poll(struct fw *fw);
 
 /* fw_sq.c */
+/*@ requires fw_ok(fw) && vi < HOSTIF_NVI;
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 void fw_sq_doorbell(struct fw *fw, unsigned vi);
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 void fw_sq_pump(struct fw *fw);
 void fw_sq_msg_done(struct fw *fw, struct fw_txe *e);
 /* The peer acknowledged every message of the VI up to and including seq; or refused the
@@ -218,10 +263,19 @@ void fw_rx_finish(struct fw *fw, unsigned buf);
 void fw_rq_flush(struct fw *fw, unsigned vi);
 
 /* fw_hal_rx.c */
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 void fw_rx_progress(struct fw *fw);
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 void fw_rx_tick(struct fw *fw);
 
 /* fw_hal_hdma.c */
+/*@ requires fw_ok(fw) && ch <= FW_CH_RDMA;
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 void fw_hdma_wake(struct fw *fw, unsigned ch);
 uint16_t fw_sum_at(uint16_t total, uint16_t piece, uint32_t offset);
 
@@ -233,7 +287,27 @@ uint32_t fw_check_desc(struct fw *fw, const struct hostif_desc *d, uint32_t vi_p
 unsigned fw_desc_pieces(const struct hostif_desc *d, uint32_t off, uint32_t len,
                         struct fw_piece *out, unsigned max);
 
-/* Counters in SRAM (struct hostif_counters). */
+/* fw_vm_ctl.c: the VM's event handlers (declared here for their contracts, which need
+ * struct fw). */
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
+void fw_vm_doorbell(struct fw *fw);                   /* doorbell HOSTIF_DOORBELL_PANIC */
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
+void fw_vm_tick(struct fw *fw);                       /* timer FW_TIMER_VM */
+/* Sends what a forwarded LOAD has left to send, as far as the send queue has room. */
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
+void fw_vm_pump(struct fw *fw);
+
+/* Counters in SRAM (struct hostif_counters). A cast into SRAM, outside WP's typed memory
+ * model: its contract is assumed (proofs/README.md). */
+/*@ requires fw_ok(fw);
+    assigns \nothing;
+    ensures \result == fw_counters(fw->sram); */
 static inline volatile struct hostif_counters *fw_ctr(struct fw *fw) {
   return (volatile struct hostif_counters *)(void *)(fw->sram + HOSTIF_COUNTERS_ADDR);
 }

@@ -28,6 +28,8 @@ struct fw_board;
 #define FWB_ISR_TIMER(t) (FWB_ISR_TIMER0 << (t))
 #define FWB_ISR_LINK_DOWN (1u << 12)
 #define FWB_ISR_MEMORY   (1u << 13)
+#define FWB_ISR_NBITS    14u
+#define FWB_ISR_ALL      ((1u << FWB_ISR_NBITS) - 1u)
 
 /* ---- host DMA engine ---- */
 #define FWB_HDMA_E2L      0x0001u /* host -> SRAM */
@@ -90,10 +92,19 @@ uint8_t *fwb_sram(struct fw_board *b);
 uint32_t fwb_sram_size(struct fw_board *b);
 uint16_t fwb_node(struct fw_board *b);
 
+/* For the proofs (fw_dispatch.c): the ISR bits the firmware has cleared, ever. */
+/*@ ghost extern uint32_t fwb_isr_cleared; */
+
+/* The board calls the dispatcher makes change the board only (the hardware registers), none
+ * of the firmware's memory. */
+/*@ assigns \nothing; */
 uint32_t fwb_events(struct fw_board *b);            /* ISR & IMR */
+/*@ assigns fwb_isr_cleared;
+    ensures fwb_isr_cleared == (\old(fwb_isr_cleared) | bits); */
 void fwb_isr_clear(struct fw_board *b, uint32_t bits);
 void fwb_imr_set(struct fw_board *b, uint32_t mask);
 
+/*@ assigns \nothing; */
 uint32_t fwb_doorbells_take(struct fw_board *b);    /* bit i: doorbell i rung since last take */
 void fwb_signal_host(struct fw_board *b, uint32_t bits);
 
@@ -114,7 +125,9 @@ int fwb_recv_abort(struct fw_board *b);
 int fwb_timer_set(struct fw_board *b, unsigned t, uint64_t delay_ns);
 uint64_t fwb_clock_ns(struct fw_board *b);
 /* Busy time of the host DMA engine and of the send engine, for the counters. */
+/*@ assigns \nothing; */
 uint64_t fwb_hdma_busy_ns(struct fw_board *b);
+/*@ assigns \nothing; */
 uint64_t fwb_send_busy_ns(struct fw_board *b);
 
 /* Is [host, host + len) inside one registered region with this tag and access? */

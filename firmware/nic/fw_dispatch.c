@@ -1,7 +1,7 @@
 /* fw_dispatch.c: the event dispatcher, the firmware's main loop body (as in Tigon and GM
  * firmware: hardware events become firmware events, handlers run to completion).
  *
- * ISR bit            -> what the firmware does                  -> ESM event (datapath.esm)
+ * ISR bits (class)   -> what the firmware does                  -> ESM event (datapath.esm)
  * SEND               send DMA finished a fragment               -> send_done
  * WAKE0 (SDMA chan)  host->SRAM chain done: fold checksum       -> sdma_done
  * WAKE1 (RDMA chan)  SRAM->host chain done: fold checksum       -> rdma_done
@@ -9,62 +9,134 @@
  * TIMER0             a message stopped arriving: abort it       -> recv_frag
  * HOST_SIG           doorbells: VIs with new send work; the     -> doorbell, one per message
  *                    pump splits descriptors into messages
- * The bits are taken in the ESM events' priority order (completions before new work), each
- * cleared before its hardware state is read so that no edge is lost; then the data path runs
- * until no transition is enabled (datapath_step picks the highest-priority pending event).
- * The firmware's own events (tx_wake, rdma_wake, rx_completed) are raised by the machines and
- * the HAL. Freestanding. */
+ * TIMER2             a PANIC command forwarded to a peer is overdue
+ * anything else      counted only (LINK_DOWN, MEMORY)
+ * All the bits read are cleared at once, before any handler reads its hardware state, so that
+ * an edge that comes later raises its bit again and no edge is lost. Then the classes run in the
+ * ESM events' priority order (completions before new work), and the data path runs until no
+ * transition is enabled (datapath_step picks the highest-priority pending event). The firmware's
+ * own events (tx_wake, rdma_wake, rx_completed) are raised by the machines and the HAL.
+ *
+ * Proved with Frama-C/WP (module fw-dispatch): the data path invariant holds across every
+ * handler and the whole loop, every index is in bounds, every bit read is cleared, and every
+ * class has a handler (the class table below; its coverage of the ISR is checked at compile
+ * time). Freestanding. */
 #include "fw.h"
 
+enum fw_isr_class {
+  FW_ISR_C_SEND,
+  FW_ISR_C_SDMA,
+  FW_ISR_C_RDMA,
+  FW_ISR_C_RX,
+  FW_ISR_C_RX_TIMER,
+  FW_ISR_C_DOORBELL,
+  FW_ISR_C_VM_TIMER,
+  FW_ISR_NCLASS
+};
+
 #define FW_ISR_RX (FWB_ISR_HEAD | FWB_ISR_RECV | FWB_ISR_BUFF)
+#define FW_ISR_HANDLED                                                                        \
+  (FWB_ISR_SEND | FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) | FW_ISR_RX |          \
+   FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_HOST_SIG | FWB_ISR_TIMER(FW_TIMER_VM))
 
+/* Counted only: link and memory errors, and the wakes and timers of channels and timers the
+ * dispatcher does not own (the VM waits for its DMA channel itself, fwb_hdma_wait). */
+#define FW_ISR_COUNTED                                                                        \
+  (FWB_ISR_WAKE(FW_CH_VM) | FWB_ISR_WAKE(3) | FWB_ISR_TIMER(1) | FWB_ISR_LINK_DOWN |           \
+   FWB_ISR_MEMORY)
+
+/* The ISR bits of each class, in priority order. */
+static const uint32_t fw_isr_class_bits[FW_ISR_NCLASS] = {
+    [FW_ISR_C_SEND] = FWB_ISR_SEND,
+    [FW_ISR_C_SDMA] = FWB_ISR_WAKE(FW_CH_SDMA),
+    [FW_ISR_C_RDMA] = FWB_ISR_WAKE(FW_CH_RDMA),
+    [FW_ISR_C_RX] = FW_ISR_RX,
+    [FW_ISR_C_RX_TIMER] = FWB_ISR_TIMER(FW_TIMER_RX),
+    [FW_ISR_C_DOORBELL] = FWB_ISR_HOST_SIG,
+    [FW_ISR_C_VM_TIMER] = FWB_ISR_TIMER(FW_TIMER_VM),
+};
+
+/* The classes are apart (their bits add up to their union) and, with the bits counted only,
+ * cover every ISR bit; fw_init unmasks only those. */
+_Static_assert(FWB_ISR_SEND + FWB_ISR_WAKE(FW_CH_SDMA) + FWB_ISR_WAKE(FW_CH_RDMA) + FWB_ISR_HEAD +
+                       FWB_ISR_RECV + FWB_ISR_BUFF + FWB_ISR_TIMER(FW_TIMER_RX) +
+                       FWB_ISR_HOST_SIG + FWB_ISR_TIMER(FW_TIMER_VM) ==
+                   FW_ISR_HANDLED,
+               "ISR classes overlap");
+_Static_assert((FW_ISR_HANDLED & FW_ISR_COUNTED) == 0 &&
+                   (FW_ISR_HANDLED | FW_ISR_COUNTED) == FWB_ISR_ALL,
+               "an ISR bit has no class, or two");
+_Static_assert((FW_ISR_UNMASKED & ~FWB_ISR_ALL) == 0 &&
+                   (FW_ISR_HANDLED & ~FW_ISR_UNMASKED) == 0,
+               "fw_init's mask and the classes disagree");
+
+/*@ requires fw_ok(fw);
+    assigns fw->isr_handled[0 .. FWB_ISR_NBITS - 1]; */
 static void count_bits(struct fw *fw, uint32_t bits) {
-  for (unsigned b = 0; b < 14; b++)
-    if (bits & (1u << b)) fw->isr_handled[b]++;
+  /*@ loop invariant 0 <= b <= FWB_ISR_NBITS;
+      loop assigns b, fw->isr_handled[0 .. FWB_ISR_NBITS - 1];
+      loop variant FWB_ISR_NBITS - b; */
+  for (unsigned b = 0; b < FWB_ISR_NBITS; b++)
+    if ((bits >> b) & 1u) fw_count64(&fw->isr_handled[b]);
 }
 
+/* Doorbell i (0 <= i < HOSTIF_NVI) means VI i has new send work; HOSTIF_DOORBELL_PANIC is the
+ * VM's mailbox; a host ringing any other doorbell is counted as a fault and otherwise ignored. */
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
+static void ring_doorbells(struct fw *fw, uint32_t db) {
+  /*@ loop invariant 0 <= i <= 32 && fw_ok(fw) && fw_same{Pre, Here}(fw);
+      loop assigns i, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1];
+      loop variant 32 - i; */
+  for (unsigned i = 0; i < 32; i++) {
+    if (!((db >> i) & 1u)) continue;
+    if (i < HOSTIF_NVI) fw_sq_doorbell(fw, i);
+    else if (i == HOSTIF_DOORBELL_PANIC) fw_vm_doorbell(fw);
+    else fw_count32(&fw->faults);
+  }
+}
+
+/*@ requires fw_ok(fw) && 0 <= c < FW_ISR_NCLASS;
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
+static void run_class(struct fw *fw, unsigned c) {
+  switch (c) {
+  case FW_ISR_C_SEND:
+    if (!datapath_raise(&fw->dp, datapath_EV_send_done)) fw_count32(&fw->faults);
+    break;
+  case FW_ISR_C_SDMA: fw_hdma_wake(fw, FW_CH_SDMA); break;
+  case FW_ISR_C_RDMA: fw_hdma_wake(fw, FW_CH_RDMA); break;
+  case FW_ISR_C_RX: fw_rx_progress(fw); break;
+  case FW_ISR_C_RX_TIMER: fw_rx_tick(fw); break;
+  case FW_ISR_C_DOORBELL: ring_doorbells(fw, fwb_doorbells_take(fw->board)); break;
+  case FW_ISR_C_VM_TIMER: fw_vm_tick(fw); break;
+  default: /*@ assert \false; */ break; /* every class has its case */
+  }
+}
+
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1], fwb_isr_cleared;
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw);
+    ensures fwb_isr_cleared == (\old(fwb_isr_cleared) | ev); */
 static void handle(struct fw *fw, uint32_t ev) {
-  struct fw_board *b = fw->board;
   count_bits(fw, ev);
-  if (ev & FWB_ISR_SEND) {
-    fwb_isr_clear(b, FWB_ISR_SEND);
-    if (!datapath_raise(&fw->dp, datapath_EV_send_done)) fw->faults++;
-  }
-  if (ev & FWB_ISR_WAKE(FW_CH_SDMA)) {
-    fwb_isr_clear(b, FWB_ISR_WAKE(FW_CH_SDMA));
-    fw_hdma_wake(fw, FW_CH_SDMA);
-  }
-  if (ev & FWB_ISR_WAKE(FW_CH_RDMA)) {
-    fwb_isr_clear(b, FWB_ISR_WAKE(FW_CH_RDMA));
-    fw_hdma_wake(fw, FW_CH_RDMA);
-  }
-  if (ev & FW_ISR_RX) {
-    fwb_isr_clear(b, ev & FW_ISR_RX);
-    fw_rx_progress(fw);
-  }
-  if (ev & FWB_ISR_TIMER(FW_TIMER_RX)) {
-    fwb_isr_clear(b, FWB_ISR_TIMER(FW_TIMER_RX));
-    fw_rx_tick(fw);
-  }
-  if (ev & FWB_ISR_HOST_SIG) {
-    fwb_isr_clear(b, FWB_ISR_HOST_SIG);
-    uint32_t db = fwb_doorbells_take(b);
-    for (unsigned i = 0; i < HOSTIF_NVI; i++)
-      if (db & (1u << HOSTIF_DOORBELL_VI(i))) fw_sq_doorbell(fw, i);
-    if (db & (1u << HOSTIF_DOORBELL_PANIC)) fw_vm_doorbell(fw); /* the PANIC VM's mailbox */
-  }
-  if (ev & FWB_ISR_TIMER(FW_TIMER_VM)) { /* a command forwarded to a peer is overdue */
-    fwb_isr_clear(b, FWB_ISR_TIMER(FW_TIMER_VM));
-    fw_vm_tick(fw);
-  }
-  uint32_t rest = ev & ~(FWB_ISR_SEND | FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) |
-                         FW_ISR_RX | FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_HOST_SIG |
-                         FWB_ISR_TIMER(FW_TIMER_VM));
-  if (rest) fwb_isr_clear(b, rest); /* LINK_DOWN, MEMORY: counted only */
+  fwb_isr_clear(fw->board, ev);
+  /*@ loop invariant 0 <= c <= FW_ISR_NCLASS && fw_ok(fw) && fw_same{Pre, Here}(fw);
+      loop invariant fwb_isr_cleared == (\at(fwb_isr_cleared, Pre) | ev);
+      loop assigns c, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1];
+      loop variant FW_ISR_NCLASS - c; */
+  for (unsigned c = 0; c < FW_ISR_NCLASS; c++)
+    if (ev & fw_isr_class_bits[c]) run_class(fw, c);
 }
 
+/*@ requires fw_ok(fw);
+    assigns *fw_counters(fw->sram); */
 static void publish_counters(struct fw *fw) {
   volatile struct hostif_counters *c = fw_ctr(fw);
+  /*@ loop invariant 0 <= e <= datapath_NEVENTS;
+      loop assigns e, c->events[0 .. datapath_NEVENTS - 1];
+      loop variant datapath_NEVENTS - e; */
   for (unsigned e = 0; e < datapath_NEVENTS && e < 32; e++) c->events[e] = fw->dp.dispatched[e];
   c->hdma_busy_ns = fwb_hdma_busy_ns(fw->board);
   c->send_busy_ns = fwb_send_busy_ns(fw->board);
@@ -72,6 +144,8 @@ static void publish_counters(struct fw *fw) {
 
 bool fw_poll(struct fw *fw) {
   bool did = false;
+  /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
+      loop assigns did, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1], fwb_isr_cleared; */
   for (;;) {
     bool any = false;
     uint32_t ev = fwb_events(fw->board);

@@ -90,7 +90,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   unsigned n = p1 > p0 ? slice(src, nsrc, p0, p1 - p0, pc, FW_CHAIN_MAX) : 0;
   if (n == 0) {
     finish(fw, ch, buf, p0, p1, true, 0);
-    if (!datapath_raise(sys, done)) fw->faults++;
+    if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
     return;
   }
   uint32_t chain = FW_CHAIN_ADDR(ch);
@@ -116,10 +116,10 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   fw->hreq[ch].p1 = p1;
   fw->hreq[ch].done = done;
   if (fwb_hdma_start(fw->board, ch, chain) != 0) {
-    fw->faults++;
+    fw_count32(&fw->faults);
     fw->hreq[ch].busy = false;
     finish(fw, ch, buf, p0, p1, false, 0);
-    if (!datapath_raise(sys, done)) fw->faults++;
+    if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
   }
 }
 
@@ -131,7 +131,7 @@ void fw_hdma_wake(struct fw *fw, unsigned ch) {
   fw->hreq[ch].busy = false;
   finish(fw, ch, fw->hreq[ch].buf, fw->hreq[ch].p0, fw->hreq[ch].p1, st.error == FWB_HDMA_DONE,
          st.sum);
-  if (!datapath_raise(&fw->dp, fw->hreq[ch].done)) fw->faults++;
+  if (!datapath_raise(&fw->dp, fw->hreq[ch].done)) fw_count32(&fw->faults);
 }
 
 bool datapath_hal_fine_mode(datapath_t *sys) { return fw_of(sys)->cfg.fine_mode; }
@@ -139,5 +139,5 @@ bool datapath_hal_fine_mode(datapath_t *sys) { return fw_of(sys)->cfg.fine_mode;
 void datapath_hal_fault(datapath_t *sys, int code, const char *where) {
   (void)code;
   (void)where;
-  fw_of(sys)->faults++;
+  fw_count32(&fw_of(sys)->faults);
 }

@@ -10,7 +10,7 @@
 int32_t datapath_hal_tx_len(datapath_t *sys) {
   struct fw *fw = fw_of(sys);
   if (fw->tx_fetch == fw->tx_head) { /* a doorbell event without a queued message */
-    fw->faults++;
+    fw_count32(&fw->faults);
     return 1;
   }
   uint32_t idx = fw->tx_fetch % FW_TXQ;
@@ -31,13 +31,13 @@ void datapath_hal_send_start(datapath_t *sys, uint8_t buf, uint16_t off, uint16_
   const struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
   if (fwb_send_start(fw->board, e->hdr.dst_node, FW_SBUF_ADDR(buf) + off, len,
                      last ? FWB_SEND_SMLT : FWB_SEND_SML) != 0)
-    fw->faults++;
+    fw_count32(&fw->faults);
 }
 
 void datapath_hal_tx_complete(datapath_t *sys, uint8_t buf) {
   struct fw *fw = fw_of(sys);
   uint8_t idx = fw->sbuf_txe[buf];
-  if (idx != fw->tx_done % FW_TXQ) fw->faults++; /* the machines complete in order */
+  if (idx != fw->tx_done % FW_TXQ) fw_count32(&fw->faults); /* the machines complete in order */
   fw->tx_done++;
   if (fw->txq[idx].local) fw_tx_local_done(fw, &fw->txq[idx]);
   else fw_sq_msg_done(fw, &fw->txq[idx]);

@@ -16,10 +16,7 @@ int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg) 
   fw_sram_zero(fw, HOSTIF_BASE, HOSTIF_BUF_BASE - HOSTIF_BASE);
   datapath_init(&fw->dp);
   fw->dp.user = fw;
-  fwb_imr_set(board, FWB_ISR_HOST_SIG | FWB_ISR_SEND | FWB_ISR_RECV | FWB_ISR_HEAD |
-                         FWB_ISR_BUFF | FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) |
-                         FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_TIMER(FW_TIMER_VM) |
-                         FWB_ISR_LINK_DOWN | FWB_ISR_MEMORY);
+  fwb_imr_set(board, FW_ISR_UNMASKED);
   fw_vm_init(fw); /* the PANIC VM, if the SRAM has room for its program memory */
   uint32_t ctrl = HOSTIF_BASE;
   fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, version), HOSTIF_VERSION);

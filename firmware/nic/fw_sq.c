@@ -177,7 +177,7 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
     v->have = false;
     v->slot[e->slot].queued = true;
   }
-  if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw->faults++;
+  if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw_count32(&fw->faults);
 }
 
 /* One step of work for a VI: false when it has nothing more to do. */

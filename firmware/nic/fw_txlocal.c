@@ -38,7 +38,7 @@ bool fw_tx_local(struct fw *fw, const struct fw_wire_hdr *h, const uint8_t *payl
   e->hdr.msg_off = 0;
   e->hdr.msg_len = h->len;
   fw->tx_head++;
-  if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw->faults++;
+  if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw_count32(&fw->faults);
   return true;
 }
 

@@ -206,11 +206,7 @@ bool fw_vm_send_msg(struct fw *fw);
 /* Kinds of PANIC packets (the header's dst_vi field; WIRE.md). */
 enum { FW_VM_PKT_MSG = 0, FW_VM_PKT_REQ = 1, FW_VM_PKT_REPLY = 2 };
 
-/* fw_vm_ctl.c */
-void fw_vm_doorbell(struct fw *fw);                   /* doorbell HOSTIF_DOORBELL_PANIC */
-void fw_vm_tick(struct fw *fw);                       /* timer FW_TIMER_VM */
-/* Sends what a forwarded LOAD has left to send, as far as the send queue has room. */
-void fw_vm_pump(struct fw *fw);
+/* fw_vm_ctl.c (its event handlers fw_vm_doorbell, fw_vm_tick, fw_vm_pump: fw.h) */
 /* A control request or reply from a peer (header, payload in SRAM). */
 void fw_vm_ctl_request(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload);
 void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload);

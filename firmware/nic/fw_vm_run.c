@@ -12,7 +12,7 @@
 
 static void wake(struct fw *fw) {
   if (fw->dp.pending[datapath_EV_vm_wake] == 0 && !datapath_raise(&fw->dp, datapath_EV_vm_wake))
-    fw->faults++;
+    fw_count32(&fw->faults);
 }
 
 uint32_t fw_vm_queue(struct fw *fw, uint32_t id, bool start, uint32_t trigger, uint32_t msg,
@@ -122,7 +122,7 @@ void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
     }
     v->q_head++;
   } else {
-    fw->faults++; /* the machine runs only when vm_work said there was work */
+    fw_count32(&fw->faults); /* the machine runs only when vm_work said there was work */
   }
-  if (!datapath_raise(sys, done)) fw->faults++;
+  if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
 }
