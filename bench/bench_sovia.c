@@ -6,11 +6,12 @@
  * process on NIC 0 and a measuring client on NIC 1, and prints tables like the paper's
  * Tables 2/3 and a bandwidth table, with plots like Figs. 5 and 8 (bs_report.c).
  *   bench_sovia [--smoke] [--out DIR] [--rounds N] [--iters N] [--reps N] [--ms N]
- *               [--sizes N] [--lat | --bw] [--only LABEL]
+ *               [--sizes N] [--lat | --bw] [--only LABEL[,LABEL...]]
  * --rounds: passes over all series (default 3; a shared machine's load changes by the second,
  * so every series is sampled in every pass and the passes merged, bs_merge); --iters: round
  * trips per size and pass; --reps, --ms: bandwidth repetitions per size and pass, and their
- * length; --sizes: only the first N sizes; --only: series whose label contains LABEL.
+ * length; --sizes: only the first N sizes; --only: series whose label contains one of the
+ * LABELs (e.g. --only Native,SOVIA_DACKS).
  * --smoke: tiny counts, checks that every series completes (prints "N passed, N failed"). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -235,6 +236,17 @@ static pid_t start_nicd(void) {
   return pid;
 }
 
+/* Whether label contains one of the comma-separated parts of only. */
+static bool selected(const char *label, const char *only) {
+  for (const char *p = only; *p;) {
+    size_t len = strcspn(p, ",");
+    for (const char *l = label; len && strlen(l) >= len; l++)
+      if (!strncmp(l, p, len)) return true;
+    p += len + (p[len] == ',');
+  }
+  return false;
+}
+
 int main(int argc, char **argv) {
   struct bs_params p = {false, 400, 3, 30.0, BS_NSIZES, 3};
   const char *outdir = "build/bench", *only = NULL;
@@ -252,7 +264,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
       fprintf(stderr, "usage: %s [--smoke] [--out DIR] [--rounds N] [--iters N] [--reps N] "
-                      "[--ms N] [--sizes N] [--lat | --bw] [--only LABEL]\n", argv[0]);
+                      "[--ms N] [--sizes N] [--lat | --bw] [--only LABEL[,LABEL...]]\n", argv[0]);
       return 2;
     }
   }
@@ -288,7 +300,7 @@ int main(int argc, char **argv) {
   if (la && !fgets(load0, sizeof load0, la)) load0[0] = 0;
   if (la) fclose(la);
   for (size_t i = 0; i < NCONF; i++) {
-    if (only && !strstr(configs[i].label, only)) continue;
+    if (only && !selected(configs[i].label, only)) continue;
     if (!(configs[i].what & what)) continue;
     s[ns].label = configs[i].label;
     s[ns].how = configs[i].how;

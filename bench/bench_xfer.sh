@@ -7,9 +7,11 @@
 # exited (connection set-up and close included, as a user would time it). Needs build/bin/nicd
 # and build/lib/libsovia_preload.so (`make`), and nc; nicd is started by tests/common/nicd.sh.
 #   bench/bench_xfer.sh [--smoke]   (--smoke: one 256 KB file, once; "N passed, N failed")
+# XFER_REPS (default 3): repetitions; SOVIA_PRELOAD_SO and NICD: another build of the shim or of
+# nicd (e.g. a kept copy of the previous one, to compare in the same session).
 set -u
 cd "$(dirname "$0")/.."
-SO=$PWD/build/lib/libsovia_preload.so
+SO=${SOVIA_PRELOAD_SO:-$PWD/build/lib/libsovia_preload.so}
 smoke=0; [[ ${1:-} == --smoke ]] && smoke=1
 if ((smoke)); then sizes=(262144); reps=1; else sizes=(1048576 13827767 65257948); reps=${XFER_REPS:-3}; fi
 pass=0; fail=0

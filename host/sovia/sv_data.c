@@ -2,9 +2,15 @@
  * copied into pre-registered bounce slots (with combining on, appended to the open slot, which
  * goes out when its timer expires, when it is full, before a larger send, or on recv/close);
  * larger requests are registered (through the registration cache) and sent in place in 32 KB
- * chunks, send() returning when their descriptors have completed. Non-blocking sockets always
- * copy. recv(): receiver-side buffering, the bytes arrive in a ring (bounded: SO_RCVBUF) as
- * the engine takes each DATA, and recv() copies out of it. Called with G.mu held. */
+ * chunks, send() returning when their descriptors have completed (the NIC has read the bytes).
+ * When the DATA window allows more than one DATA in flight, the last 32 KB of a registered
+ * request are copied into a slot instead: send() then waits only for the chunks before them
+ * and returns while the copy is still in flight, so consecutive sends keep the window full
+ * (a registered send's last chunk would otherwise drain it at every call). Non-blocking
+ * sockets always copy. recv(): receiver-side buffering, the bytes arrive in a ring (bounded:
+ * SO_RCVBUF) as the engine takes each DATA, and recv() copies out of it; a recv() that waits
+ * on an empty ring lends its buffer to the engine, which copies arriving DATA straight into it
+ * (one copy instead of two). Called with G.mu held. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -94,15 +100,23 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
   return (ssize_t)done;
 }
 
+/* The copied tail of a registered request: its last 32 KB when the DATA window lets them be
+ * in flight behind the registered chunks (and the next request's), none for w = 1. */
+static size_t reg_tail(const struct sv_conn *c, size_t n) {
+  if (!c->hello || c->Wd < 2) return 0;
+  return n < SV_CHUNK ? n : SV_CHUNK;
+}
+
 static ssize_t send_reg(struct sv_sock *s, const uint8_t *buf, size_t n) {
   struct sv_conn *c = s->c;
+  size_t tail = reg_tail(c, n), head = n - tail;
   VIP_MEM_HANDLE h;
-  if (sv_reg_get((void *)buf, n, &h) != 0) return send_copy(s, buf, n, false);
+  if (!head || sv_reg_get((void *)buf, head, &h) != 0) return send_copy(s, buf, n, false);
   sv_comb_flush(c);
   size_t done = 0;
   int err = 0;
-  while (done < n) {
-    size_t piece = n - done < SV_CHUNK ? n - done : SV_CHUNK;
+  while (done < head) {
+    size_t piece = head - done < SV_CHUNK ? head - done : SV_CHUNK;
     int i = take_slot(c, false);
     if (i < 0) {
       err = -i;
@@ -113,6 +127,11 @@ static ssize_t send_reg(struct sv_sock *s, const uint8_t *buf, size_t n) {
     queue_slot(c, (unsigned)i, buf + done, (uint32_t)piece, h);
     done += piece;
     sv_pump(c);
+  }
+  if (!err && tail) {         /* queued behind the registered chunks, so the order holds */
+    ssize_t r = send_copy(s, buf + head, tail, false);
+    if (r < 0) err = errno;
+    else done += (size_t)r;
   }
   sv_wait(user_sent, c, 0);
   sv_reg_put((void *)buf);
@@ -153,6 +172,16 @@ ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) 
 bool sv_rx_room(struct sv_conn *c, size_t n) { return c->rb_len + n <= c->rb_max; }
 
 void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n) {
+  /* A waiting recv()'s buffer first. The order holds: it was lent on an empty ring, and the
+   * ring takes bytes only once the buffer is full. */
+  if (c->ubuf) {
+    size_t k = c->ulen - c->ugot < n ? c->ulen - c->ugot : n;
+    memcpy(c->ubuf + c->ugot, p, k);
+    c->ugot += k;
+    p += k;
+    n -= k;
+    if (!n) return;
+  }
   if (c->rb_len + n > c->rb_cap) {
     size_t cap = c->rb_cap;
     while (cap < c->rb_len + n) cap *= 2;
@@ -199,7 +228,12 @@ bool sv_writable(struct sv_conn *c) {
   return c->nsfree > 0 || (c->comb >= 0 && c->slen[c->comb] < SV_CHUNK);
 }
 
-static bool readable_pred(void *arg) { return sv_readable(arg); }
+struct rx_wait { struct sv_conn *c; bool lent; };
+
+static bool readable_pred(void *arg) {
+  struct rx_wait *w = arg;
+  return sv_readable(w->c) || (w->lent && w->c->ugot);
+}
 
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock) {
   struct sv_conn *c = s->c;
@@ -207,7 +241,8 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
   size_t got = 0;
   sv_progress(NULL);
   for (;;) {
-    if (c->rb_len && !c->rd_shut) {
+    /* a loop: the room that taking makes lets held DATA (and a FIN behind it) in */
+    while (c->rb_len && !c->rd_shut) {
       got += rb_take(c, buf + got, n - got, flags & MSG_PEEK);
       if (c->nheld) sv_rx_release(c);   /* room again: held DATA in, and its ACK out */
       if (got == n || !(flags & MSG_WAITALL) || (flags & MSG_PEEK)) return (ssize_t)got;
@@ -223,6 +258,19 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
       errno = EAGAIN;
       return -1;
     }
-    sv_wait(readable_pred, c, 0);
+    /* The ring is empty: lend the rest of the buffer while waiting (not when peeking, nor
+     * when another thread waiting on this socket lent its own). */
+    struct rx_wait w = {c, !(flags & MSG_PEEK) && !c->ubuf};
+    if (w.lent) {
+      c->ubuf = buf + got;
+      c->ulen = n - got;
+      c->ugot = 0;
+    }
+    sv_wait(readable_pred, &w, 0);
+    if (w.lent) {
+      got += c->ugot;
+      c->ubuf = NULL;
+      if (got == n || (got && !(flags & MSG_WAITALL))) return (ssize_t)got;
+    }
   }
 }

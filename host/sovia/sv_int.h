@@ -89,6 +89,8 @@ struct sv_conn {
    * the application reads (held, FIFO) */
   uint8_t *rb;
   size_t rb_cap, rb_head, rb_len, rb_max;
+  uint8_t *ubuf;              /* a recv() waiting on the empty ring lent this buffer: DATA */
+  size_t ulen, ugot;          /* goes into it first (ugot of ulen bytes) */
   VIP_DESCRIPTOR **held;
   unsigned held_head, nheld;
   uint64_t rx_bytes, tx_bytes;
@@ -180,7 +182,7 @@ ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock);
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock);
 void sv_comb_flush(struct sv_conn *c);   /* queue the combining slot */
 bool sv_rx_room(struct sv_conn *c, size_t n);   /* the ring can take n more bytes */
-void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n);   /* into the ring */
+void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n);   /* a waiting recv(), the ring */
 bool sv_readable(struct sv_conn *c);
 bool sv_writable(struct sv_conn *c);
 

@@ -1,7 +1,8 @@
 /* test_sovia_lib.c: SOVIA with real processes. Starts nicd (two NICs, private run directory,
  * window names and hosts file mapping 10.77.0.1 -> node 0, 10.77.0.2 -> node 1), then runs
- * servers on NIC 0 and clients on NIC 1 as separate processes: byte streams of 1 B to 10 MB
- * (and 100 MB) checked by checksum with random partial reads, the paper's configurations
+ * servers on NIC 0 and clients on NIC 1 as separate processes: byte streams of 1 B to 32 MB
+ * (and 100 MB) checked byte by byte with random partial reads (among them back-to-back 32 KB
+ * sends, whose order and content the pipelined send path must keep), the paper's configurations
  * (BASE, FLOWCNTL, COPY, REG, combining), several connections at once through sovia_poll,
  * close from either side or both, a refused connection, and a peer killed mid-transfer (an
  * error within seconds, never a hang). Every child runs under alarm(). Prints
@@ -287,6 +288,8 @@ int main(int argc, char **argv) {
   t_stream(1 << 20, 4, "1 MB in 4-byte sends (combined)");
   t_stream(1 << 20, 0, "1 MB, varied sends");
   t_stream(10u << 20, 1 << 20, "10 MB in 1 MB sends");
+  t_stream(32u << 20, 32768, "32 MB in back-to-back 32 KB sends");
+  t_stream(16u << 20, 40000, "16 MB in 40000-byte sends (registered head, copied tail)");
   setenv("SOVIA_COMBINE", "0", 1);
   t_stream(256 << 10, 16, "256 KB in 16-byte sends, combining off");
   unsetenv("SOVIA_COMBINE");

@@ -6,7 +6,12 @@
  *   then arrives intact;
  * - non-blocking connect: EINPROGRESS, not writable and EAGAIN while connecting, POLLOUT and
  *   SO_ERROR 0 once connected, connect() again: 0 then EISCONN; a connection the listener
- *   refuses (backlog full) reports POLLERR and SO_ERROR ECONNREFUSED.
+ *   refuses (backlog full) reports POLLERR and SO_ERROR ECONNREFUSED;
+ * - a send buffer overwritten the moment send() returns still delivers the bytes it held
+ *   (registered sends, their copied last 32 KB, a stack buffer; w = 32, w = 1, threshold 0);
+ * - recv() into a buffer the engine fills directly: MSG_WAITALL across many DATA and past
+ *   DATA held while the ring was full (the order kept), and a blocking MSG_PEEK that consumes
+ *   nothing.
  * Prints "N passed, N failed". */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -154,6 +159,100 @@ static int cli_nonblock(void *p) {
   return 0;
 }
 
+/* ---- the send buffer belongs to the application again when send() returns ---- */
+static const size_t reuse_sizes[] = {32768, 32769, 40000, 65536, 3000, 100000, (1u << 20) + 5, 32768};
+#define NREUSE (sizeof reuse_sizes / sizeof reuse_sizes[0])
+#define REUSE_ROUNDS 6
+#define STACK_MSG 40000
+
+static uint64_t reuse_total(void) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < NREUSE; i++) n += reuse_sizes[i] + STACK_MSG;
+  return n * REUSE_ROUNDS;
+}
+
+static int srv_reuse(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 10;
+  if (recv_stream(s, reuse_total(), 5, true)) return 11;
+  sovia_close(s);
+  sovia_close(l);
+  return 0;
+}
+
+/* One blocking send of b[0..k) holding stream bytes off..off+k, then the buffer poisoned. */
+static int send_poison(int s, uint8_t *b, size_t k, uint64_t off) {
+  for (size_t i = 0; i < k; i++) b[i] = pat(off + i, 5);
+  ssize_t w = sovia_send(s, b, k, 0);
+  memset(b, 0xEE, k);
+  return w == (ssize_t)k ? 0 : -1;
+}
+
+static int cli_reuse(void *p) {
+  struct sem *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  uint8_t *b = malloc((1u << 20) + 5), st[STACK_MSG];   /* st: registration fails, copied */
+  uint64_t off = 0;
+  for (int r = 0; r < REUSE_ROUNDS; r++)
+    for (size_t i = 0; i < NREUSE; i++) {
+      if (send_poison(s, b, reuse_sizes[i], off)) return 31;
+      off += reuse_sizes[i];
+      if (send_poison(s, st, STACK_MSG, off)) return 32;
+      off += STACK_MSG;
+    }
+  free(b);
+  sovia_close(s);
+  return 0;
+}
+
+/* ---- recv() into the application's buffer ---- */
+#define WAITALL_MSG 100000u
+#define WAITALL_N 64u
+
+static int srv_waitall(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 10;
+  static uint8_t b[WAITALL_MSG];
+  uint8_t peek[8];
+  /* the client sends only after our byte: this blocking peek waits on an empty ring */
+  if (write_all(s, (const uint8_t *)"g", 1)) return 11;
+  if (sovia_recv(s, peek, sizeof peek, MSG_PEEK) <= 0) return 12;
+  /* with a 64 KB ring, DATA waits in descriptors meanwhile: a read that empties the ring
+   * lets them in before it waits for more */
+  usleep(300000);
+  for (unsigned m = 0; m < WAITALL_N; m++) {
+    ssize_t got = sovia_recv(s, b, WAITALL_MSG, MSG_WAITALL);
+    if (got != (ssize_t)WAITALL_MSG) {
+      fprintf(stderr, "  read %u: %zd bytes\n", m, got);
+      return 13;
+    }
+    for (size_t i = 0; i < WAITALL_MSG; i++)
+      if (b[i] != pat((uint64_t)m * WAITALL_MSG + i, 6)) {
+        fprintf(stderr, "  read %u: mismatch at byte %zu\n", m, i);
+        return 14;
+      }
+    if (m == 0 && memcmp(peek, b, sizeof peek)) return 15;   /* the peek consumed nothing */
+  }
+  if (sovia_recv(s, b, 1, 0) != 0) return 16;
+  sovia_close(s);
+  sovia_close(l);
+  return 0;
+}
+
+static int cli_waitall(void *p) {
+  struct sem *x = p;
+  int s = connect_to(x->port);
+  char go;
+  if (s < 0 || sovia_recv(s, &go, 1, 0) != 1) return 30;
+  usleep(100000);             /* the server is in its peek by now */
+  if (send_stream(s, (uint64_t)WAITALL_MSG * WAITALL_N, 6, 32768)) return 31;
+  sovia_close(s);
+  return 0;
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
   unsigned port = 4000;
@@ -181,6 +280,27 @@ int main(void) {
   struct sem nb = {port++, 0, 0, 0};
   CHECK(run_pair(srv_hold, cli_nonblock, &nb, 60),
         "non-blocking connect: EINPROGRESS, POLLOUT, SO_ERROR; refused: POLLERR, ECONNREFUSED");
+
+  static const struct { const char *what, *env[3]; } reuse[] = {
+      {"w=32 t=16 (defaults)", {NULL}},
+      {"copy threshold 0", {"SOVIA_COPY_THRESHOLD=0", NULL}},
+      {"w=1 t=1", {"SOVIA_W=1", "SOVIA_T=1", NULL}},
+  };
+  for (size_t i = 0; i < sizeof reuse / sizeof reuse[0]; i++) {
+    for (size_t e = 0; reuse[i].env[e]; e++) putenv((char *)reuse[i].env[e]);
+    struct sem ru = {port++, 0, 0, 0};
+    CHECK(run_pair(srv_reuse, cli_reuse, &ru, 90),
+          "%s: a send buffer overwritten as send() returns delivers what it held", reuse[i].what);
+    unsetenv("SOVIA_COPY_THRESHOLD");
+    unsetenv("SOVIA_W");
+    unsetenv("SOVIA_T");
+  }
+
+  setenv("SOVIA_RCVBUF", "65536", 1);
+  struct sem wa = {port++, 0, 0, 0};
+  CHECK(run_pair(srv_waitall, cli_waitall, &wa, 60),
+        "recv: MSG_WAITALL across many DATA and held DATA, a blocking MSG_PEEK consumes nothing");
+  unsetenv("SOVIA_RCVBUF");
 
   svt_teardown();
   printf("%d passed, %d failed\n", passed, failed);
