@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 1u
+#define HOSTIF_VERSION 2u
 
 /* SRAM map. The first 1.5 MiB hold the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
@@ -158,6 +158,9 @@ struct hostif_counters {
   uint64_t hdma_busy_ns, send_busy_ns;
   uint64_t tx_acks, rx_acks, tx_nacks, rx_nacks;  /* Reliable Delivery acknowledgements */
   uint64_t conn_broken;      /* reliable connections this NIC broke (sent or got a NACK) */
+  uint64_t fw_faults;        /* the firmware's own inconsistencies (0 in a healthy NIC) */
+  uint64_t bad_doorbells;    /* doorbells rung that name no VI and no mailbox */
+  uint64_t isr[14];          /* hardware events handled, by event register bit */
   struct hostif_panic_counters panic;   /* the PANIC VM (struct above) */
 };
 

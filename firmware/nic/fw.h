@@ -175,22 +175,31 @@ struct fw {
     datapath_event_t done;
   } hreq[2];
   struct fw_vi vi[HOSTIF_NVI];
-  uint32_t faults;
+  uint32_t faults;                       /* the firmware's own inconsistencies */
+  uint32_t bad_doorbells;                /* doorbells that name no VI and no mailbox */
   uint64_t isr_handled[FWB_ISR_NBITS];   /* hardware ISR bits handled, by bit */
   struct fw_vm vm;                       /* the PANIC VM (fw_vm.h) */
 };
 
 /* ---- what the proofs assume of the firmware state (proofs/README.md, module fw-dispatch) ----
  * fw_ok: the state is valid memory, its SRAM is valid up to FW_SRAM_END and apart from it,
- * and the data path keeps esmc's invariant. Every event handler the dispatcher calls keeps it
+ * the data path keeps esmc's invariant, and the indices the handlers follow are in bounds
+ * (fw_bounds; tests/nic/test_fw.c checks it after every poll). Every event handler the dispatcher calls keeps it
  * and keeps the board and the SRAM it was given (fw_same). The handlers' contracts are the
  * dispatcher's interface to the rest of the firmware: assumed there, not proved (they write
  * the whole firmware state and SRAM through the board HAL). */
 /*@ axiomatic fw_counters {
       logic struct hostif_counters *fw_counters(uint8_t *sram);
     }
+    predicate fw_bounds(struct fw *fw) =
+      -1 <= fw->rx_cur < FW_NRBUF &&
+      (\forall integer c; 0 <= c <= FW_CH_RDMA ==>
+         fw->hreq[c].buf < FW_NSBUF && fw->hreq[c].buf < FW_NRBUF &&
+         0 <= fw->hreq[c].done < datapath_NEVENTS) &&
+      (\forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ);
     predicate fw_ok(struct fw *fw) =
-      \valid(fw) && datapath_inv(&fw->dp) && \valid(fw->sram + (0 .. FW_SRAM_END - 1)) &&
+      \valid(fw) && datapath_inv(&fw->dp) && fw_bounds(fw) &&
+      \valid(fw->sram + (0 .. FW_SRAM_END - 1)) &&
       \separated(fw, fw->sram + (0 .. FW_SRAM_END - 1)) &&
       \valid(fw_counters(fw->sram)) && \separated(fw, fw_counters(fw->sram));
     predicate fw_same{L1, L2}(struct fw *fw) =
@@ -277,6 +286,9 @@ void fw_rx_tick(struct fw *fw);
     assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
     ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
 void fw_hdma_wake(struct fw *fw, unsigned ch);
+/* The ones'-complement sum total + piece, piece being the sum of bytes at payload offset
+ * `offset` (byte-swapped when odd). */
+/*@ assigns \nothing; */
 uint16_t fw_sum_at(uint16_t total, uint16_t piece, uint32_t offset);
 
 /* fw_check.c */

@@ -109,6 +109,8 @@ uint32_t fwb_doorbells_take(struct fw_board *b);    /* bit i: doorbell i rung si
 void fwb_signal_host(struct fw_board *b, uint32_t bits);
 
 int fwb_hdma_start(struct fw_board *b, unsigned ch, uint32_t desc_addr);
+/*@ requires \valid(st);
+    assigns *st; */
 void fwb_hdma_status(struct fw_board *b, unsigned ch, struct fwb_hdma_status *st);
 /* Waits until channel ch is idle, at most timeout_ns of board time: 0, or -1 on timeout.
  * For a firmware step that cannot go on without the data (the PANIC VM's GET and DELIVER):

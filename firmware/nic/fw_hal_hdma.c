@@ -9,7 +9,7 @@
 #include "fw_sram.h"
 
 uint16_t fw_sum_at(uint16_t total, uint16_t piece, uint32_t offset) {
-  if (offset & 1u) piece = (uint16_t)(piece << 8 | piece >> 8);
+  if (offset % 2u) piece = (uint16_t)(piece % 256u * 256u + piece / 256u); /* byte swap */
   return fw_csum_add(total, piece);
 }
 
@@ -37,30 +37,67 @@ static unsigned slice(const struct fw_piece *in, unsigned nin, uint32_t off, uin
 
 static uint32_t clampu(uint32_t v, uint32_t lo, uint32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* The SDMA or RDMA step that the channel's DMA (or an empty range) completes. */
+/* SDMA's step: the payload sum so far, and the trailer once the payload is all in SRAM. */
+/*@ requires fw_ok(fw) && buf < FW_NSBUF;
+    assigns fw->txq[fw->sbuf_txe[buf]].status, fw->txq[fw->sbuf_txe[buf]].sum,
+            fw->txq[fw->sbuf_txe[buf]].trailer_done,
+            fw->sram[FW_SBUF_ADDR(buf) .. FW_SBUF_ADDR(buf) + FW_BUF_STRIDE - 1];
+    ensures fw_ok(fw); */
+static void finish_send(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bool ok,
+                        uint16_t sum) {
+  //@ assert fw->sbuf_txe[buf] < FW_TXQ;
+  struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
+  if (!ok) e->status = HOSTIF_ST_PROTECTION;
+  else if (p1 > p0) e->sum = fw_sum_at(e->sum, sum, p0);
+  if (!e->trailer_done && p1 == e->hdr.len && e->hdr.len <= FW_MAX_PAYLOAD) {
+    /* A message whose payload could not be fetched leaves with a trailer that can never
+     * check (sum + trailer folds to 1, not 0xffff): the receiver drops it. */
+    uint16_t t = (uint16_t)~e->sum;
+    if (e->status != HOSTIF_ST_DONE) t = (uint16_t)(t + 1u);
+    uint8_t *p = fw->sram + FW_SBUF_ADDR(buf) + FW_WIRE_HDR_LEN + e->hdr.len;
+    //@ assert \valid(p + (0 .. 3)) && \separated(p + (0 .. 3), fw);
+    p[0] = (uint8_t)(t >> 8);
+    p[1] = (uint8_t)t;
+    p[2] = 0;
+    p[3] = 0;
+    e->trailer_done = true;
+  }
+  //@ assert datapath_inv(&fw->dp);
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+}
+
+/* RDMA's step: the payload sum so far, or the DMA error. */
+/*@ requires fw_ok(fw) && buf < FW_NRBUF;
+    assigns fw->rxi[buf].dma_err, fw->rxi[buf].sum;
+    ensures fw_ok(fw); */
+static void finish_recv(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bool ok,
+                        uint16_t sum) {
+  struct fw_rxi *ri = &fw->rxi[buf];
+  if (!ok) ri->dma_err = true;
+  else if (p1 > p0) ri->sum = fw_sum_at(ri->sum, sum, p0);
+}
+
+/* The SDMA or RDMA step that the channel's DMA (or an empty range) completes; the channel
+ * is free again. */
+/*@ requires fw_ok(fw) && ch <= FW_CH_RDMA && buf < FW_NSBUF && buf < FW_NRBUF;
+    assigns fw->txq[fw->sbuf_txe[buf]].status, fw->txq[fw->sbuf_txe[buf]].sum,
+            fw->txq[fw->sbuf_txe[buf]].trailer_done, fw->rxi[buf].dma_err, fw->rxi[buf].sum,
+            fw->sram[FW_SBUF_ADDR(buf) .. FW_SBUF_ADDR(buf) + FW_BUF_STRIDE - 1],
+            fw->hreq[ch].busy;
+    ensures fw_ok(fw); */
 static void finish(struct fw *fw, unsigned ch, uint8_t buf, uint32_t p0, uint32_t p1, bool ok,
                    uint16_t sum) {
-  if (ch == FW_CH_SDMA) {
-    struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
-    if (!ok) e->status = HOSTIF_ST_PROTECTION;
-    else if (p1 > p0) e->sum = fw_sum_at(e->sum, sum, p0);
-    if (!e->trailer_done && p1 == e->hdr.len) {
-      /* A message whose payload could not be fetched leaves with a trailer that can never
-       * check (sum + trailer folds to 1, not 0xffff): the receiver drops it. */
-      uint16_t t = (uint16_t)~e->sum;
-      if (e->status != HOSTIF_ST_DONE) t = (uint16_t)(t + 1u);
-      uint8_t *p = fw->sram + FW_SBUF_ADDR(buf) + FW_WIRE_HDR_LEN + e->hdr.len;
-      p[0] = (uint8_t)(t >> 8);
-      p[1] = (uint8_t)t;
-      p[2] = 0;
-      p[3] = 0;
-      e->trailer_done = true;
-    }
-  } else {
-    struct fw_rxi *ri = &fw->rxi[buf];
-    if (!ok) ri->dma_err = true;
-    else if (p1 > p0) ri->sum = fw_sum_at(ri->sum, sum, p0);
-  }
+  if (ch == FW_CH_SDMA) finish_send(fw, buf, p0, p1, ok, sum);
+  else finish_recv(fw, buf, p0, p1, ok, sum);
+  fw->hreq[ch].busy = false;
+  //@ assert datapath_inv(&fw->dp);
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
 }
 
 void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_t off,
@@ -117,7 +154,6 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   fw->hreq[ch].done = done;
   if (fwb_hdma_start(fw->board, ch, chain) != 0) {
     fw_count32(&fw->faults);
-    fw->hreq[ch].busy = false;
     finish(fw, ch, buf, p0, p1, false, 0);
     if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
   }
@@ -128,10 +164,11 @@ void fw_hdma_wake(struct fw *fw, unsigned ch) {
   struct fwb_hdma_status st;
   fwb_hdma_status(fw->board, ch, &st);
   if (st.busy) return;
-  fw->hreq[ch].busy = false;
+  datapath_event_t done = fw->hreq[ch].done;
+  //@ assert fw->hreq[ch].buf < FW_NSBUF;
   finish(fw, ch, fw->hreq[ch].buf, fw->hreq[ch].p0, fw->hreq[ch].p1, st.error == FWB_HDMA_DONE,
          st.sum);
-  if (!datapath_raise(&fw->dp, fw->hreq[ch].done)) fw_count32(&fw->faults);
+  if (!datapath_raise(&fw->dp, done) && fw->faults < UINT32_MAX) fw->faults++;
 }
 
 bool datapath_hal_fine_mode(datapath_t *sys) { return fw_of(sys)->cfg.fine_mode; }

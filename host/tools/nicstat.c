@@ -60,6 +60,15 @@ static void show(const char *dev) {
     printf("    reliable: acks sent %" PRIu64 ", received %" PRIu64 "; nacks sent %" PRIu64
            ", received %" PRIu64 "; connections broken %" PRIu64 "\n",
            k.tx_acks, k.rx_acks, k.tx_nacks, k.rx_nacks, k.conn_broken);
+    printf("    faults %" PRIu64 ", unknown doorbells %" PRIu64 "\n", k.fw_faults, k.bad_doorbells);
+    static const char *const isr_names[14] = {"host_sig", "send",  "recv",   "head",   "buff",
+                                              "wake0",    "wake1", "wake2",  "wake3",  "timer0",
+                                              "timer1",   "timer2", "link_down", "memory"};
+    printf("    hardware events handled:");
+    int seen = 0;
+    for (int i = 0; i < 14; i++)
+      if (k.isr[i]) printf("%s %s=%" PRIu64, seen++ ? "," : "", isr_names[i], k.isr[i]);
+    printf("%s\n", seen ? "" : " none");
     printf("    events dispatched:");
     int any = 0;
     for (int i = 0; i < 32; i++)

@@ -3,7 +3,8 @@
  * multi-segment descriptors and data checks, many in flight both ways, immediate data, RDMA
  * Write (with and without immediate data), protection and format errors that touch no memory,
  * no receive descriptor, a disconnected VI, malformed packets injected into the fabric, and the
- * firmware's header codec against hw/wire.c. Each run is done in fine- and coarse-grained
+ * firmware's header codec against hw/wire.c, the dispatcher's handling of unknown doorbells and
+ * its counters, and the state invariant the proofs assume (fw_bounds) after every poll. Each run is done in fine- and coarse-grained
  * mode. Prints "N passed, N failed". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,12 +81,27 @@ static uint64_t halloc(int i, size_t len) {
 static uint8_t *hptr(uint64_t a) { return (uint8_t *)(uintptr_t)a; }
 static void hfree_all(void) { R.used[0] = R.used[1] = 0; }
 
+/* fw_bounds (fw.h), the firmware-state invariant the proofs assume of every handler, checked
+ * on the real firmware after every poll of every test. */
+static long bounds_broken;
+static bool bounds_ok(const struct fw *fw) {
+  if (fw->rx_cur < -1 || fw->rx_cur >= (int)FW_NRBUF) return false;
+  for (unsigned c = 0; c <= FW_CH_RDMA; c++)
+    if (fw->hreq[c].buf >= FW_NSBUF || fw->hreq[c].buf >= FW_NRBUF ||
+        (unsigned)fw->hreq[c].done >= datapath_NEVENTS)
+      return false;
+  for (unsigned b = 0; b < FW_NSBUF; b++)
+    if (fw->sbuf_txe[b] >= FW_TXQ) return false;
+  return true;
+}
+
 /* Runs both NICs and their firmware until pred holds or nothing can happen. */
 static bool run(bool (*pred)(void *), void *ctx) {
   for (long it = 0; it < 50000000; it++) {
     nic_advance_all(R.nic, 2, R.now);
     bool did = fw_poll(&R.fw[0]);
     did |= fw_poll(&R.fw[1]);
+    if (!bounds_ok(&R.fw[0]) || !bounds_ok(&R.fw[1])) bounds_broken++;
     if (pred && pred(ctx)) return true;
     uint64_t t = nic_next_due(R.nic[0]), t1 = nic_next_due(R.nic[1]);
     if (t1 < t) t = t1;
@@ -449,6 +465,23 @@ static void t_malformed(void) {
         "good message after the bad ones: status %u len %u", rc.status, rc.done_len);
 }
 
+/* The dispatcher: a doorbell that names no VI and no mailbox is counted and loses nothing;
+ * every event bit it read is cleared; the counters reach the host. */
+static void t_dispatch(void) {
+  volatile struct hostif_counters *c = rh_counters(R.w[0]);
+  uint64_t bad = c->bad_doorbells, sig = c->isr[0];
+  hwin_doorbell(R.w[0], 20, 1);
+  hwin_doorbell(R.w[0], 31, 7);
+  run(NULL, NULL);
+  CHECK(c->bad_doorbells == bad + 2 && c->isr[0] > sig && c->fw_faults == 0,
+        "unknown doorbells: counted %llu (want 2), host-signal events %llu, faults %llu",
+        (unsigned long long)(c->bad_doorbells - bad), (unsigned long long)(c->isr[0] - sig),
+        (unsigned long long)c->fw_faults);
+  CHECK(nic_events(R.nic[0]) == 0 && nic_events(R.nic[1]) == 0,
+        "event bits left set after the dispatcher ran: %#x %#x", nic_events(R.nic[0]),
+        nic_events(R.nic[1]));
+}
+
 static void t_wire_codec(void) {
   struct fw_wire_hdr h = {.type = FW_WIRE_RDMA_WRITE, .flags = FW_WIRE_F_IMM | FW_WIRE_F_LAST,
                           .src_node = 3, .dst_node = 4, .src_vi = 5, .dst_vi = 6, .seq = 7,
@@ -471,6 +504,7 @@ int main(void) {
   t_wire_codec();
   for (int fine = 1; fine >= 0; fine--) {
     rig_up(fine);
+    t_dispatch();
     t_sizes();
     t_many();
     t_immediate();
@@ -481,6 +515,9 @@ int main(void) {
     t_malformed();
     CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "firmware faults %u %u", R.fw[0].faults,
           R.fw[1].faults);
+    CHECK(rh_counters(R.w[1])->isr[1] > 0 && rh_counters(R.w[1])->isr[3] > 0,
+          "NIC 1 published no send or receive events");
+    CHECK(bounds_broken == 0, "fw_bounds broken after %ld polls", bounds_broken);
     printf("%s mode: events dispatched on NIC 1:", fine ? "fine" : "coarse");
     for (int e = 0; e < datapath_NEVENTS; e++)
       printf(" %s=%u", datapath_event_name(e), R.fw[1].dp.dispatched[e]);
