@@ -130,6 +130,12 @@ static void plot_cmd(FILE *g, const char *dat, const struct bs_series *s, size_t
   fprintf(g, "\n");
 }
 
+static bool any_shown(const struct bs_series *s, size_t n, bool lat) {
+  for (size_t j = 0; j < n; j++)
+    if (shown(&s[j], lat)) return true;
+  return false;
+}
+
 static void plots(const struct bs_series *s, size_t n, const char *outdir, const char *lat_dat,
                   const char *bw_dat) {
   char gp[512];
@@ -141,21 +147,28 @@ static void plots(const struct bs_series *s, size_t n, const char *outdir, const
              "'64' 64, '256' 256, '1K' 1024, '4K' 4096, '16K' 16384, '32K' 32768)\n");
   const char *terms[2][2] = {{"pngcairo size 960,640 noenhanced", "png"},
                              {"svg size 960,640 noenhanced", "svg"}};
+  /* a run limited by --lat, --bw or --only may leave a plot without series: it is left out */
+  bool lat = any_shown(s, n, true), bw = any_shown(s, n, false);
   for (int t = 0; t < 2; t++) {
     fprintf(g, "set terminal %s\n", terms[t][0]);
-    fprintf(g, "set output '%s/sovia_latency.%s'\nset title 'Ping-pong latency (RTT/2)'\n"
-               "set xlabel 'message size'\nset ylabel 'microseconds'\nset logscale y 10\n",
-            outdir, terms[t][1]);
-    plot_cmd(g, lat_dat, s, n, true, "");
-    fprintf(g, "set output '%s/sovia_latency_small.%s'\nset title 'Ping-pong latency, small "
-               "messages (cf. Fig. 5)'\nunset logscale y\nset yrange [0:*]\n",
-            outdir, terms[t][1]);
-    plot_cmd(g, lat_dat, s, n, true, "every ::0::8");
-    fprintf(g, "set output '%s/sovia_bandwidth.%s'\nset title 'Unidirectional bandwidth "
-               "(cf. Fig. 8; log scale: TCP over loopback is a memory copy)'\nset ylabel 'Mbps'\n"
-               "set logscale y 10\nset yrange [*:*]\nset key top left\n",
-            outdir, terms[t][1]);
-    plot_cmd(g, bw_dat, s, n, false, "");
+    if (lat) {
+      fprintf(g, "set output '%s/sovia_latency.%s'\nset title 'Ping-pong latency (RTT/2)'\n"
+                 "set xlabel 'message size'\nset ylabel 'microseconds'\nset logscale y 10\n",
+              outdir, terms[t][1]);
+      plot_cmd(g, lat_dat, s, n, true, "");
+      fprintf(g, "set output '%s/sovia_latency_small.%s'\nset title 'Ping-pong latency, small "
+                 "messages (cf. Fig. 5)'\nunset logscale y\nset yrange [0:*]\n",
+              outdir, terms[t][1]);
+      plot_cmd(g, lat_dat, s, n, true, "every ::0::8");
+    }
+    if (bw) {
+      fprintf(g, "set output '%s/sovia_bandwidth.%s'\nset title 'Unidirectional bandwidth "
+                 "(cf. Fig. 8; log scale: TCP over loopback is a memory copy)'\n"
+                 "set xlabel 'message size'\nset ylabel 'Mbps'\n"
+                 "set logscale y 10\nset yrange [*:*]\nset key top left\n",
+              outdir, terms[t][1]);
+      plot_cmd(g, bw_dat, s, n, false, "");
+    }
     fprintf(g, "unset output\nunset logscale y\nset autoscale y\n");
   }
   fclose(g);
@@ -167,8 +180,8 @@ static void plots(const struct bs_series *s, size_t n, const char *outdir, const
   char cmd[600];
   snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>&1", gp);
   if (system(cmd) == 0)
-    printf("\nPlots: %s/sovia_latency.png, sovia_latency_small.png, sovia_bandwidth.png "
-           "(and .svg)\n", outdir);
+    printf("\nPlots in %s/:%s%s (and .svg)\n", outdir,
+           lat ? " sovia_latency.png, sovia_latency_small.png" : "", bw ? " sovia_bandwidth.png" : "");
   else
     printf("\nPlots: gnuplot failed on %s\n", gp);
 }
