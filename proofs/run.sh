@@ -29,7 +29,7 @@ if ! grep -qs '"Z3"' "$conf" || ! grep -qs '"CVC4"' "$conf"; then
 fi
 
 printf '%-12s %9s %7s %8s  %-10s %s\n' module proved total seconds provers trusted
-pass=0; fail=0; failed_goals=(); all_proved=0; all_total=0
+pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0
 t0=$(date +%s.%N)
 while IFS='|' read -r name files flags; do
   name=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"$name"); [[ -z $name || $name == \#* ]] && continue
@@ -63,10 +63,10 @@ while IFS='|' read -r name files flags; do
   proved=${proved:-0}; total=${total:-0}
   printf '%-12s %9s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$secs" "$provers" "${skip:--}"
   all_proved=$((all_proved + proved)); all_total=$((all_total + total))
-  if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -q '^\[kernel\].*User Error' "$log"; then
-    fail=$((fail + 1))
+  if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -aq '^\[kernel\].*User Error' "$log"; then
+    fail=$((fail + 1)); failed_mods+=("$name")
     while read -r g; do failed_goals+=("$name: $g"); done < <(
-      grep -E '^\[wp\] \[(Failed|Unknown|Timeout)\] Goal|^\[wp\] Goal .*(Failed|Unknown|Timeout)|^\[wp\] \[[^]]*\] Goal .* : (Failed|Unknown|Timeout)' "$log" |
+      grep -a -E '^\[wp\] \[(Failed|Unknown|Timeout)\] Goal|^\[wp\] Goal .*(Failed|Unknown|Timeout)|^\[wp\] \[[^]]*\] Goal .* : (Failed|Unknown|Timeout)' "$log" |
         sed 's/^\[wp\] //')
     [[ $rc -ne 0 || $total -eq 0 ]] && failed_goals+=("$name: frama-c failed (exit $rc), see $log")
   else
@@ -80,8 +80,9 @@ if [[ ${#failed_goals[@]} -gt 0 ]]; then
   echo; echo "unproved goals (logs and JSON reports in $out/):"
   for g in "${failed_goals[@]}"; do echo "  $g"; done
   # Source positions of what is not proved, from Frama-C's property report.
-  for r in "$out"/*.report; do
-    awk -v m="$(basename "$r" .report)" '/^\[ *(-|Invalid|Unknown) *\]/ { prop = $0 }
+  for m in "${failed_mods[@]}"; do
+    r="$out/$m.report"; [[ -f $r ]] || continue
+    awk -v m="$m" '/^\[ *(-|Invalid|Unknown) *\]/ { prop = $0 }
       /tried with Wp/ && prop != "" { sub(/^\[[^]]*\] */, "", prop); print "    " m ": " prop; prop = "" }' "$r"
   done
 fi

@@ -106,6 +106,7 @@ void fwb_imr_set(struct fw_board *b, uint32_t mask);
 
 /*@ assigns \nothing; */
 uint32_t fwb_doorbells_take(struct fw_board *b);    /* bit i: doorbell i rung since last take */
+/*@ assigns \nothing; */
 void fwb_signal_host(struct fw_board *b, uint32_t bits);
 
 int fwb_hdma_start(struct fw_board *b, unsigned ch, uint32_t desc_addr);
@@ -121,9 +122,13 @@ int fwb_hdma_wait(struct fw_board *b, unsigned ch, uint64_t timeout_ns);
 int fwb_send_start(struct fw_board *b, uint16_t dst, uint32_t sram, uint32_t len,
                    unsigned flags);
 int fwb_recv_arm(struct fw_board *b, uint32_t sram, uint32_t cap);
+/*@ requires \valid(st);
+    assigns *st; */
 void fwb_recv_status(struct fw_board *b, struct fwb_recv_status *st);
+/*@ assigns \nothing; */
 int fwb_recv_abort(struct fw_board *b);
 
+/*@ assigns \nothing; */
 int fwb_timer_set(struct fw_board *b, unsigned t, uint64_t delay_ns);
 uint64_t fwb_clock_ns(struct fw_board *b);
 /* Busy time of the host DMA engine and of the send engine, for the counters. */

@@ -16,30 +16,63 @@ void datapath_hal_recv_arm(datapath_t *sys, uint8_t buf) {
   if (fwb_recv_arm(fw->board, FW_RBUF_ADDR(buf), FW_MSGLEN) != 0) fw_count32(&fw->faults);
 }
 
+/* The header of the message in a receive buffer has arrived: parse and check it. */
+/*@ requires \valid(ri) && \valid_read(msg + (0 .. FW_WIRE_HDR_LEN - 1));
+    requires \separated(ri, msg + (0 .. FW_WIRE_HDR_LEN - 1));
+    assigns ri->hdr, ri->hdr_seen, ri->hdr_ok; */
+static void hdr_take(struct fw_rxi *ri, const uint8_t *msg) {
+  ri->hdr_seen = true;
+  ri->hdr_ok = fw_wire_decode(msg, &ri->hdr) && ri->hdr.len <= FW_MAX_PAYLOAD;
+}
+
+/* Records what the receive engine reports of the current buffer in its fw_rxi: how much has
+ * arrived, the header once it is there, the verdict once the message has ended, and the
+ * length the stall timer compares (arm). true if RECV should hear of it. Only that record
+ * changes; the asserts restate fw_ok piece by piece and step by step, which keeps each proof
+ * goal small. */
+/*@ requires fw_ok(fw) && 0 <= fw->rx_cur < FW_NRBUF;
+    requires \valid_read(st) && \separated(st, fw);
+    assigns fw->rxi[fw->rx_cur];
+    ensures fw_ok(fw); */
+static bool rx_note(struct fw *fw, const struct fwb_recv_status *st, bool arm) {
+  struct fw_rxi *ri = &fw->rxi[fw->rx_cur];
+  uint32_t bytes = st->len < FW_MSGLEN ? st->len : FW_MSGLEN;
+  bool changed = bytes != ri->bytes;
+  ri->bytes = bytes;
+  if (st->frags) ri->src = st->src;
+  //@ assert datapath_inv(&fw->dp);
+  if (!ri->hdr_seen && bytes >= FW_WIRE_HDR_LEN)
+    hdr_take(ri, fw->sram + FW_RBUF_ADDR(fw->rx_cur));
+  //@ assert datapath_inv(&fw->dp);
+  if (st->state == FWB_RECV_DONE) {
+    ri->eom = true;
+    changed = true;
+    /* The length test subtracts, so that no header length can wrap it. */
+    ri->complete_ok = (st->flags & FWB_RECV_EOM) && !(st->flags & FWB_RECV_TRUNC) &&
+                      ri->hdr_ok && st->len >= FW_WIRE_HDR_LEN + FW_TRAILER &&
+                      st->len - (FW_WIRE_HDR_LEN + FW_TRAILER) == ri->hdr.len;
+  }
+  //@ assert datapath_inv(&fw->dp);
+  if (arm) ri->last_len = st->len;
+  //@ assert datapath_inv(&fw->dp);
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  return changed;
+}
+
 void fw_rx_progress(struct fw *fw) {
   if (fw->rx_cur < 0) return;
-  struct fw_rxi *ri = &fw->rxi[fw->rx_cur];
-  if (ri->eom) return;
+  if (fw->rxi[fw->rx_cur].eom) return;
   struct fwb_recv_status st;
   fwb_recv_status(fw->board, &st);
   if (st.state == FWB_RECV_IDLE) return;
-  uint32_t bytes = st.len < FW_MSGLEN ? st.len : FW_MSGLEN;
-  bool changed = bytes != ri->bytes;
-  ri->bytes = bytes;
-  if (st.frags) ri->src = st.src;
-  if (!ri->hdr_seen && bytes >= FW_WIRE_HDR_LEN) {
-    ri->hdr_seen = true;
-    ri->hdr_ok = fw_wire_decode(fw->sram + FW_RBUF_ADDR(fw->rx_cur), &ri->hdr) &&
-                 ri->hdr.len <= FW_MAX_PAYLOAD;
-  }
-  if (st.state == FWB_RECV_DONE) {
-    ri->eom = true;
-    changed = true;
-    ri->complete_ok = (st.flags & FWB_RECV_EOM) && !(st.flags & FWB_RECV_TRUNC) && ri->hdr_ok &&
-                      st.len == FW_WIRE_HDR_LEN + ri->hdr.len + FW_TRAILER;
-  } else if (st.frags && !fw->rx_timer) {
+  /* Fragments are arriving: the stall timer watches them (fw_rx_tick). */
+  bool arm = st.state != FWB_RECV_DONE && st.frags && !fw->rx_timer;
+  bool changed = rx_note(fw, &st, arm);
+  if (arm) {
     fw->rx_timer = true;
-    ri->last_len = st.len;
     fwb_timer_set(fw->board, FW_TIMER_RX, FW_RX_STALL_NS);
   }
   if (changed && fw->dp.pending[datapath_EV_recv_frag] == 0)
@@ -49,19 +82,20 @@ void fw_rx_progress(struct fw *fw) {
 /* Timer 0: a message in progress that has not grown since the last tick is given up. */
 void fw_rx_tick(struct fw *fw) {
   fw->rx_timer = false;
+  //@ assert fw_ok(fw);
   if (fw->rx_cur < 0) return;
   struct fw_rxi *ri = &fw->rxi[fw->rx_cur];
   struct fwb_recv_status st;
   fwb_recv_status(fw->board, &st);
   if (st.state != FWB_RECV_ARMED || st.frags == 0 || ri->eom) return;
-  if (st.len == ri->last_len) {
-    fwb_recv_abort(fw->board);
-  } else {
+  if (st.len != ri->last_len) {
     ri->last_len = st.len;
     fw->rx_timer = true;
     fwb_timer_set(fw->board, FW_TIMER_RX, FW_RX_STALL_NS);
+    //@ assert fw_ok(fw);
     return;
   }
+  fwb_recv_abort(fw->board);
   fw_rx_progress(fw);
 }
 
