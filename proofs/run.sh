@@ -4,7 +4,7 @@
 # (frama-c itself exits 0 when goals fail, so the verdict comes from its JSON report).
 #   proofs/run.sh [--summary] [module...]
 # --summary also prints "proofs: N passed, M failed" (modules) for tests/run.sh.
-# Environment: WP_TIMEOUT (seconds per goal, default 10), WP_PAR (default 2), WP_PROVERS
+# Environment: WP_TIMEOUT (seconds per goal, default 20), WP_PAR (default 2), WP_PROVERS
 # (default z3,cvc4), PROOF_MODULES (another manifest), PROOF_OUT (logs; default build/proofs).
 # A module line's own `-wp-prover P` / `-wp-timeout N` replace those defaults for that module
 # (WP_FORCE_PROVERS / WP_FORCE_TIMEOUT override every module, for experiments). Its `+fct:f,g`
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 summary=0
 [[ ${1:-} == --summary ]] && { summary=1; shift; }
 want=("$@")
-timeout=${WP_TIMEOUT:-10}
+timeout=${WP_TIMEOUT:-20}
 par=${WP_PAR:-2}
 out=${PROOF_OUT:-build/proofs}
 mkdir -p "$out"
