@@ -25,3 +25,9 @@ bench-sovia: $(BENCH_BIN) $(B)/bin/nicd $(B)/lib/libsovia_preload.so
 
 TEST_BINS += $(BENCH_BIN_SAN)
 TESTS     += bench/smoke.sh
+
+# Unmodified programs over the SOVIA shim beside kernel TCP (bench/bench_apps.sh).
+.PHONY: bench-apps
+bench-apps: $(B)/bin/nicd $(B)/lib/libsovia_preload.so
+	bench/bench_apps.sh
+TESTS += bench/bench_apps_smoke.sh

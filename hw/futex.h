@@ -1,5 +1,5 @@
 /* Wake-ups across processes on a 32-bit word in shared memory (Linux futex), and the
- * monotonic clock. Waiters poll briefly, then sleep: nothing busy-waits for long. */
+ * monotonic clock. The protocol built on them is iface/wait.h's. */
 #ifndef HW_FUTEX_H
 #define HW_FUTEX_H
 
@@ -11,10 +11,5 @@
 int hw_futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns);
 void hw_futex_wake(_Atomic uint32_t *word);
 uint64_t hw_mono_ns(void);
-
-/* How long hwin_wait_irq/hwin_nic_wait spin before sleeping (nanoseconds): a signal often
- * comes within microseconds, and a futex wake-up costs about as much; longer spins only burn
- * a CPU that a loaded two-core machine needs for the peer. */
-#define HW_SPIN_NS 10000
 
 #endif

@@ -35,38 +35,66 @@ static bool map_segment(struct seg_map *s, const char *name, uint32_t gen) {
   return true;
 }
 
-enum nic_hdma_status nic_iommu_map(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag,
-                                   uint32_t access, uint8_t **p) {
+/* A consistent copy of a valid region entry. */
+struct region_copy {
+  uint32_t gen, ptag, access;
+  uint64_t base, len, seg_off;
+  char name[HW_SEG_NAME_LEN];
+};
+
+/* The region that allows [host, host + len) with this tag and access (its id, and a copy in
+ * *rc), or -1 with the verdict: EPROT, EPTAG or EACCESS. */
+static int lookup(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag, uint32_t access,
+                  struct region_copy *rc, enum nic_hdma_status *verdict) {
   enum nic_hdma_status err = NIC_HDMA_EPROT;
   for (unsigned id = 0; id < HW_REGIONS; id++) {
     struct hw_region *g = &nic->win.regions[id];
     if (atomic_load_explicit(&g->state, memory_order_acquire) != HW_REGION_VALID) continue;
-    uint32_t gen = atomic_load(&g->gen);
-    uint64_t base = g->host_base, rlen = g->len, seg_off = g->seg_off;
-    uint32_t rtag = g->ptag, racc = g->access;
-    char name[HW_SEG_NAME_LEN];
-    memcpy(name, g->seg, sizeof name);
-    name[sizeof name - 1] = 0;
+    rc->gen = atomic_load(&g->gen);
+    rc->base = g->host_base, rc->len = g->len, rc->seg_off = g->seg_off;
+    rc->ptag = g->ptag, rc->access = g->access;
+    memcpy(rc->name, g->seg, sizeof rc->name);
+    rc->name[sizeof rc->name - 1] = 0;
     atomic_thread_fence(memory_order_acquire);
-    if (atomic_load(&g->state) != HW_REGION_VALID || atomic_load(&g->gen) != gen) continue;
-    if (host < base || host - base > rlen || len > rlen - (host - base)) continue;
-    if (rtag != ptag) {
+    if (atomic_load(&g->state) != HW_REGION_VALID || atomic_load(&g->gen) != rc->gen) continue;
+    if (host < rc->base || host - rc->base > rc->len || len > rc->len - (host - rc->base)) continue;
+    if (rc->ptag != ptag) {
       if (err == NIC_HDMA_EPROT) err = NIC_HDMA_EPTAG;
       continue;
     }
-    if ((racc & access) != access) {
+    uint32_t want = access & HW_ACC_DIR_MASK, key = access >> HW_ACC_KEY_SHIFT;
+    if ((rc->access & want) != want || (key && rc->access >> HW_ACC_KEY_SHIFT != key)) {
       err = NIC_HDMA_EACCESS;
       continue;
     }
-    struct seg_map *s = &nic->seg[id];
-    /* gen is never 0 for a published entry (hwin_region_add bumps it), so 0 marks no mapping. */
-    if (gen == 0 || !map_segment(s, name, gen)) return NIC_HDMA_EMAP;
-    uint64_t off = seg_off + (host - base);
-    if (off < seg_off || off > s->len || len > s->len - off) return NIC_HDMA_EMAP;
-    *p = s->map + off;
-    return NIC_HDMA_DONE;
+    *verdict = NIC_HDMA_DONE;
+    return (int)id;
   }
-  return err;
+  *verdict = err;
+  return -1;
+}
+
+enum nic_hdma_status nic_region_check(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag,
+                                      uint32_t access) {
+  struct region_copy rc;
+  enum nic_hdma_status v;
+  (void)lookup(nic, host, len, ptag, access, &rc, &v);
+  return v;
+}
+
+enum nic_hdma_status nic_iommu_map(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag,
+                                   uint32_t access, uint8_t **p) {
+  struct region_copy rc;
+  enum nic_hdma_status v;
+  int id = lookup(nic, host, len, ptag, access, &rc, &v);
+  if (id < 0) return v;
+  struct seg_map *s = &nic->seg[id];
+  /* gen is never 0 for a published entry (hwin_region_add bumps it), so 0 marks no mapping. */
+  if (rc.gen == 0 || !map_segment(s, rc.name, rc.gen)) return NIC_HDMA_EMAP;
+  uint64_t off = rc.seg_off + (host - rc.base);
+  if (off < rc.seg_off || off > s->len || len > s->len - off) return NIC_HDMA_EMAP;
+  *p = s->map + off;
+  return NIC_HDMA_DONE;
 }
 
 void nic_iommu_release(struct nic *nic) {

@@ -1,5 +1,6 @@
 # hw/module.mk: the emulated NIC hardware library (SRAM, registers, DMA engines, timers, the
-# shared memory window, fabrics, link and wire formats), its tests and its fuzz target.
+# shared memory window, fabrics, link frames) and its tests. The message format inside link
+# frames is the firmware's (firmware/nic/fw_wire.c, WIRE.md).
 HW_SRCS     := $(sort $(wildcard hw/*.c))
 HW_OBJS     := $(HW_SRCS:%.c=$(B)/obj/%.o)
 HW_SAN_OBJS := $(HW_SRCS:%.c=$(B)/san/%.o)
@@ -26,10 +27,3 @@ $(HW_T)/%: $(B)/san/tests/hw/%.o $(B)/san/tests/hw/hwtest.o $(HW_LIB_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) -lcmocka -o $@
 
-# --- fuzz ---------------------------------------------------------------------------------
-HW_FUZZ   := $(B)/fuzz/fuzz_hw_wire
-FUZZ_BINS += $(HW_FUZZ)
-HW_FUZZ_SRCS := hw/wire.c hw/link.c hw/cksum.c hw/crc32.c
-$(HW_FUZZ): tests/hw/fuzz_hw_wire.c $(HW_FUZZ_SRCS) $(wildcard hw/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihw -o $@ tests/hw/fuzz_hw_wire.c $(HW_FUZZ_SRCS)

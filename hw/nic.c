@@ -148,4 +148,3 @@ void nic_advance_all(struct nic **nics, size_t n, uint64_t now) {
   for (size_t i = 0; i < n; i++) nic_advance(nics[i], now);
 }
 
-int nic_wait(struct nic *nic, int64_t timeout_ns) { return hwin_nic_wait(&nic->win, timeout_ns); }

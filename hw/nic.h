@@ -96,9 +96,8 @@ bool nic_step(struct nic *nic);
 /* Advances several NICs sharing a fabric together up to now_ns, always the one with the
  * earliest due event first, so a frame is never seen after its arrival time. */
 void nic_advance_all(struct nic **nics, size_t n, uint64_t now_ns);
-/* Sleeps (poll briefly, then futex) until a doorbell is pending or timeout_ns (wall clock)
- * passes; for a daemon driving the NIC in real time. 1: doorbell pending, 0: timeout. */
-int nic_wait(struct nic *nic, int64_t timeout_ns);
+/* A daemon driving NICs in real time sleeps between events with iface/wait.h's
+ * wait_doorbell on their windows (nic_window). */
 
 /* ---- SRAM (bounds-checked; words in host byte order, aligned) ---- */
 uint32_t nic_sram_size(const struct nic *nic);
@@ -124,7 +123,7 @@ void nic_isr_raise(struct nic *nic, uint32_t bits);
 /* Takes the set of doorbells written since the last call (bit i: doorbell i). */
 uint32_t nic_doorbells_take(struct nic *nic);
 uint32_t nic_mailbox(const struct nic *nic, unsigned i);
-/* Raises signal bits to host processes waiting in hwin_wait_irq. */
+/* Raises signal bits to host processes waiting in wait_signal (iface/wait.h). */
 void nic_signal_host(struct nic *nic, uint32_t bits);
 
 /* ---- timers ---- */
@@ -220,5 +219,13 @@ int nic_recv_abort(struct nic *nic);
 uint64_t nic_counter(const struct nic *nic, enum hw_ctr c);
 
 const char *nic_hdma_status_name(enum nic_hdma_status s);
+
+/* ---- host memory protection ---- */
+/* The host DMA engine's check (hw/iommu.c) on its own, for firmware that asks first: is
+ * [host, host + len) inside one registered region with this tag allowing access
+ * (HW_ACC_NIC_READ / _WRITE)? NIC_HDMA_DONE, or EPROT, EPTAG, EACCESS as a descriptor would
+ * complete. */
+enum nic_hdma_status nic_region_check(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag,
+                                      uint32_t access);
 
 #endif

@@ -1,11 +1,10 @@
-/* The window: creation and mapping, doorbells and host signals with futex wake-ups (waiters
- * spin briefly, then sleep), and the host memory region table. */
+/* The window: creation and mapping, doorbells and host signals (their wake-ups and every
+ * wait are iface/wait.c's), and the host memory region table. */
 #define _GNU_SOURCE
 #include "window.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,13 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "futex.h"
+#include "wait.h"
 
 _Static_assert(offsetof(struct hw_regs, isr) == 0x40, "regs layout");
 _Static_assert(offsetof(struct hw_regs, db_pending) == 0x80, "regs layout");
 _Static_assert(offsetof(struct hw_regs, host_irq) == 0xc0, "regs layout");
 _Static_assert(offsetof(struct hw_regs, mailbox) == 0x100, "regs layout");
 _Static_assert(offsetof(struct hw_regs, ctr) == 0x200, "regs layout");
+_Static_assert(offsetof(struct hw_regs, cpu) == 0x300 && sizeof(struct hw_cpu) == 0xb0,
+               "regs layout");
 _Static_assert(sizeof(struct hw_regs) <= HW_REGIONS_OFF, "regs fit their page");
 _Static_assert(sizeof(struct hw_region) == 64, "region entry size");
 _Static_assert(HW_REGIONS_OFF + HW_REGIONS * 64 <= HW_SRAM_OFF, "regions fit below SRAM");
@@ -112,8 +113,7 @@ void hwin_close(struct hwin *w) {
   if (!w->base) return;
   if (w->owner) {
     atomic_store(&w->regs->state, HW_NIC_STOPPED);
-    atomic_fetch_add(&w->regs->host_seq, 1);
-    hw_futex_wake(&w->regs->host_seq);
+    wait_wake_hosts(w->regs);
     if (w->name[0]) shm_unlink(w->name);
   }
   munmap(w->base, w->size);
@@ -127,100 +127,22 @@ int hwin_doorbell(struct hwin *w, unsigned i, uint32_t value) {
   if (i >= HW_DOORBELLS) return -EINVAL;
   atomic_store(&r->mailbox[i], value);
   atomic_fetch_or(&r->db_pending, 1u << i);
-  atomic_fetch_add(&r->nic_seq, 1);
-  if (atomic_load(&r->nic_sleeping)) hw_futex_wake(&r->nic_seq);
+  wait_wake_nic(r);
   return 0;
 }
 
-bool hwin_nic_alive(struct hwin *w) {
-  if (atomic_load(&w->regs->state) != HW_NIC_RUNNING) return false;
-  pid_t pid = (pid_t)w->regs->nic_pid;
-  return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH;
-}
-
-/* Sleeps are cut into slices so that a NIC process killed without marking its window
- * stopped is noticed. */
-#define LIVENESS_SLICE_NS 50000000
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-/* Spins at most HW_SPIN_NS (and timeout_ns) until fn(arg): true if it became true. Plain
- * loads and the pause hint; the clock is read every 64 looks; no system call. */
-static bool spin_until(bool (*fn)(struct hw_regs *, uint32_t), struct hw_regs *r, uint32_t arg,
-                       uint64_t start, int64_t timeout_ns) {
-  uint64_t limit = HW_SPIN_NS;
-  if (timeout_ns >= 0 && (uint64_t)timeout_ns < limit) limit = (uint64_t)timeout_ns;
-  for (unsigned i = 1;; i++) {
-    if (fn(r, arg)) return true;
-    if (i % 64 == 0 && (atomic_load_explicit(&r->state, memory_order_relaxed) != HW_NIC_RUNNING ||
-                        hw_mono_ns() - start >= limit))
-      return false;
-    cpu_relax();
-  }
-}
-
-static bool irq_up(struct hw_regs *r, uint32_t mask) {
-  return atomic_load_explicit(&r->host_irq, memory_order_relaxed) & mask;
-}
-
-static bool db_up(struct hw_regs *r, uint32_t unused) {
-  (void)unused;
-  return atomic_load_explicit(&r->db_pending, memory_order_relaxed) != 0;
-}
-
-/* The liveness probe (a kill(2)) is made only before sleeping, never while spinning. */
-int hwin_wait_irq(struct hwin *w, uint32_t mask, int64_t timeout_ns, uint32_t *got) {
-  struct hw_regs *r = w->regs;
-  uint64_t start = hw_mono_ns();
-  *got = 0;
-  spin_until(irq_up, r, mask, start, timeout_ns);
-  for (;;) {
-    uint32_t seq = atomic_load(&r->host_seq);
-    uint32_t bits = atomic_fetch_and(&r->host_irq, ~mask) & mask;
-    if (bits) {
-      *got = bits;
-      return 0;
-    }
-    if (!hwin_nic_alive(w)) return -EPIPE;
-    uint64_t waited = hw_mono_ns() - start;
-    if (timeout_ns >= 0 && waited >= (uint64_t)timeout_ns) return -ETIMEDOUT;
-    int64_t slice = LIVENESS_SLICE_NS;
-    if (timeout_ns >= 0 && (uint64_t)timeout_ns - waited < (uint64_t)slice)
-      slice = (int64_t)((uint64_t)timeout_ns - waited);
-    atomic_fetch_add(&r->host_waiters, 1);
-    hw_futex_wait(&r->host_seq, seq, slice);
-    atomic_fetch_sub(&r->host_waiters, 1);
-  }
-}
+bool hwin_nic_alive(struct hwin *w) { return !wait_nic_gone(w->regs); }
 
 void hwin_signal_host(struct hwin *w, uint32_t bits) {
   struct hw_regs *r = w->regs;
   atomic_fetch_or(&r->host_irq, bits);
-  atomic_fetch_add(&r->host_seq, 1);
   atomic_fetch_add_explicit(&r->ctr[HW_CTR_HOST_SIGNALS], 1, memory_order_relaxed);
-  if (atomic_load(&r->host_waiters)) hw_futex_wake(&r->host_seq);
+  wait_wake_hosts(r);
 }
 
-int hwin_nic_wait(struct hwin *w, int64_t timeout_ns) {
-  struct hw_regs *r = w->regs;
-  uint64_t start = hw_mono_ns();
-  spin_until(db_up, r, 0, start, timeout_ns);
-  for (;;) {
-    if (atomic_load(&r->db_pending)) return 1;
-    uint64_t waited = hw_mono_ns() - start;
-    if (timeout_ns >= 0 && waited >= (uint64_t)timeout_ns) return 0;
-    /* Announce the sleep before the last look, so a doorbell rung after it either is seen
-     * here or changes nic_seq (and wakes us). */
-    atomic_store(&r->nic_sleeping, 1);
-    uint32_t seq = atomic_load(&r->nic_seq);
-    if (!atomic_load(&r->db_pending))
-      hw_futex_wait(&r->nic_seq, seq, timeout_ns < 0 ? -1 : (int64_t)((uint64_t)timeout_ns - waited));
-    atomic_store(&r->nic_sleeping, 0);
-  }
+void hwin_fault(struct hwin *w) {
+  atomic_store(&w->regs->state, HW_NIC_FAULTED);
+  wait_wake_hosts(w->regs);
 }
 
 int hwin_region_add(struct hwin *w, const struct hw_hostmem *m, size_t off, size_t len,

@@ -24,6 +24,12 @@
 /* regs.state */
 #define HW_NIC_RUNNING 1u
 #define HW_NIC_STOPPED 2u
+#define HW_NIC_FAULTED 3u   /* its processor stopped in a fault (cpu.fault): hosts get -EPIPE */
+
+/* cpu.kind: what runs the NIC's firmware. */
+#define HW_CPU_NATIVE 0u    /* the firmware built for the host, called by nicd */
+#define HW_CPU_LANAI  1u    /* the LANai image on the instruction-set simulator (hw/lanai) */
+#define HW_CPU_NCLASS 8u    /* event classes the ISS charges instructions and cycles to */
 
 /* Counters the NIC keeps in the register page for host tools. */
 enum hw_ctr {
@@ -32,6 +38,18 @@ enum hw_ctr {
   HW_CTR_SEND_FRAMES, HW_CTR_SEND_BYTES, HW_CTR_SEND_DROPS, HW_CTR_SEND_BUSY_NS,
   HW_CTR_RECV_FRAMES, HW_CTR_RECV_BYTES, HW_CTR_RECV_MSGS, HW_CTR_RECV_TRUNC,
   HW_CTR_N
+};
+
+/* The NIC's processor, as a debugger would see it; written by the NIC after each slice it runs
+ * (all zero but kind for a native firmware). fault: enum iss_fault (hw/lanai/iss.h). */
+struct hw_cpu {
+  uint32_t kind;                /* HW_CPU_NATIVE / HW_CPU_LANAI */
+  uint32_t fault;               /* 0, or why the processor stopped */
+  uint32_t pc;                  /* next instruction, or the faulting one */
+  uint32_t fault_word, fault_addr;
+  uint32_t rsvd[3];
+  uint64_t insns, cycles;
+  uint64_t class_insns[HW_CPU_NCLASS], class_cycles[HW_CPU_NCLASS];
 };
 
 /* The register page, at window offset 0. Fields a process other than the NIC's writes, or
@@ -66,6 +84,9 @@ struct hw_regs {
   uint8_t pad4[0x200 - 0x180];
   /* 0x200: counters */
   _Atomic uint64_t ctr[HW_CTR_N];
+  uint8_t pad5[0x300 - 0x200 - 8 * HW_CTR_N];
+  /* 0x300: the processor */
+  struct hw_cpu cpu;
 };
 
 /* Region table entry state */
@@ -76,6 +97,11 @@ struct hw_regs {
 /* Region access: which directions the NIC may move data. */
 #define HW_ACC_NIC_READ  1u /* host -> SRAM (E2L) */
 #define HW_ACC_NIC_WRITE 2u /* SRAM -> host (L2E) */
+/* An access word's bits 0..7 are access bits a region must all allow; bits 8 and up, when
+ * not zero, a key the region's access word must carry in the same bits (the host driver's
+ * registration key: firmware/include/hostif.h, HOSTIF_REGION_KEY_SHIFT). */
+#define HW_ACC_DIR_MASK  0xffu
+#define HW_ACC_KEY_SHIFT 8
 
 /* One registered host memory region, 64 bytes, at HW_REGIONS_OFF + 64 * id. */
 struct hw_region {
@@ -112,10 +138,7 @@ void hwin_close(struct hwin *w);
 
 /* Host side. */
 int hwin_doorbell(struct hwin *w, unsigned i, uint32_t value);
-/* Waits until one of the mask bits of host_irq is set, takes (clears) those bits and returns
- * them in *got. Polls briefly, then sleeps. 0, -ETIMEDOUT, or -EPIPE when the NIC stopped
- * (marked stopped, or its process is gone). timeout_ns < 0 waits without limit. */
-int hwin_wait_irq(struct hwin *w, uint32_t mask, int64_t timeout_ns, uint32_t *got);
+/* Waiting for signal bits (and for doorbells, NIC side) is iface/wait.h's. */
 bool hwin_nic_alive(struct hwin *w);
 /* Registers [off, off + len) of segment m with a protection tag and access bits: the NIC may
  * then DMA there. Returns the region id (>= 0) and its host address, or -errno. */
@@ -128,8 +151,8 @@ int hwin_sram_read(struct hwin *w, uint32_t addr, void *dst, size_t len);
 
 /* NIC side. */
 void hwin_signal_host(struct hwin *w, uint32_t bits);
-/* Sleeps until a doorbell is pending or timeout_ns passes (< 0: no limit). 1 when a doorbell
- * is pending, 0 on timeout. */
-int hwin_nic_wait(struct hwin *w, int64_t timeout_ns);
+/* The NIC's processor stopped in a fault (regs.cpu says which): state FAULTED, and every
+ * waiting host wakes to find it not alive (-EPIPE). */
+void hwin_fault(struct hwin *w);
 
 #endif

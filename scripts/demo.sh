@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job (`make demo`): compile the ESM systems to models, C and diagrams, model-check
 # every property with Spin, show a seeded bug being caught with its counterexample in ESM terms,
-# run the generated firmware C against simulated hardware, then start the emulated NICs and move
-# a byte stream between two processes over SOVIA sockets.
+# run the generated firmware C against simulated hardware, then deploy the firmware onto LANai:
+# link its LANai image, start the emulated NICs with that image running on their simulated
+# LANai processors, and move a byte stream between two processes over SOVIA sockets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ESMC=build/bin/esmc
@@ -40,11 +41,16 @@ make -s build/san/tests/example/harness build/san/tests/datapath/harness
 build/san/tests/example/harness | tail -n 1
 build/san/tests/datapath/harness 8
 
-step "5. the emulated NICs: nicd hosts two, host programs talk SOVIA sockets across them"
+step "5. deploy onto LANai: the firmware linked for the LANai (build/lanai/firmware.img)"
+make -s firmware-lanai >/dev/null
+cat build/lanai/firmware.sizes
+
+step "6. the emulated NICs: nicd hosts two, each runs the LANai image on its simulated LANai;"
+echo "   host programs talk SOVIA sockets across them"
 run=$(mktemp -d /tmp/verinic-demo.XXXXXX)
 printf '10.0.0.1 0\n10.0.0.2 1\n' >"$run/hosts"
 export VERINIC_RUN=$run VERINIC_HOSTS=$run/hosts
-build/bin/nicd -n 2 --run "$run" --prefix /vdemo$$-nic &
+build/bin/nicd -n 2 --run "$run" --prefix /vdemo$$-nic --lanai build/lanai/firmware.img &
 nicd=$!
 trap 'kill $nicd 2>/dev/null; wait $nicd 2>/dev/null; rm -rf "$run"' EXIT
 for _ in $(seq 50); do [[ -S $run/nicd.sock ]] && break; sleep 0.1; done
@@ -60,7 +66,7 @@ server=$!
 sleep 0.3
 build/bin/sovia_xfer --tcp send 127.0.0.1 5001 $((20 * 1024 * 1024))
 wait $server
-echo "firmware counters of NIC 0 (build/bin/nicstat):"
-build/bin/nicstat /vdemo$$-nic0 | head -n 20 || true
+echo "NIC 0 (build/bin/nicstat): its LANai processor and the firmware's counters:"
+build/bin/nicstat /vdemo$$-nic0 | head -n 34 || true
 
 step "done"

@@ -11,6 +11,12 @@ NEEDS=(
   "nc:netcat-openbsd" "ss:iproute2"
   "frama-c:frama-c-base" "why3:why3" "z3:z3" "cvc4:cvc4"
   "gnuplot:gnuplot-nox"     # plots of `make bench-sovia`
+  "python3:python3"         # test scripts (tests/faults/cm_limits.py, tests/sovia, tests/lanai)
+  # unmodified programs over the SOVIA shim (tests/sovia_apps, `make bench-apps`)
+  "redis-server:redis-server" "redis-benchmark:redis-tools" "memcached:memcached"
+  "memccp:libmemcached-tools" "nginx:nginx-light" "curl:curl" "iperf3:iperf3" "socat:socat"
+  "sockperf:sockperf" "lighttpd:lighttpd" "wrk:wrk" "ab:apache2-utils"
+  "unshare:util-linux"
 )
 
 missing=()
@@ -29,6 +35,10 @@ if [[ $(id -u) -eq 0 ]]; then
   echo "deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # servers are installed, not started (no service comes up during the install)
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d.verinic
+  [[ -e /usr/sbin/policy-rc.d ]] || { cp /usr/sbin/policy-rc.d.verinic /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; trap 'rm -f /usr/sbin/policy-rc.d' EXIT; }
+  rm -f /usr/sbin/policy-rc.d.verinic
   apt-get install -y -qq "${missing[@]}" >/dev/null
 else
   echo "deps: missing packages; run as root:" >&2

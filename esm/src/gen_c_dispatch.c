@@ -157,7 +157,9 @@ static void source_step(CGen *g, Buf *b) {
   c_acsl(b, 2, arena_printf("loop invariant 1 <= i <= %s_NMACHINES + 1", p), inv,
          arena_printf("loop assigns i, %s", all),
          arena_printf("loop variant %s_NMACHINES + 1 - i", p), NULL);
-  /* The machine after the one that fired last (% NMACHINES: any stored value gives a machine). */
+  /* The machine after the one that fired last. A stored value is at most NMACHINES, and the
+   * modulo (a library call on a core without a divider, such as the LANai) only guards
+   * against any other value. */
   buf_printf(b, "  for (int i = 1; i <= %s_NMACHINES; i++) {\n"
                 "    int id = %s + i;\n"
                 "    if (id > %s_NMACHINES)\n      id -= %s_NMACHINES;\n"
@@ -165,7 +167,9 @@ static void source_step(CGen *g, Buf *b) {
                 "      sys->last_spontaneous = (uint32_t)id;\n      return true;\n    }\n  }\n"
                 "  return false;\n}\n\n",
              p, c_firmware_count(g->sys)
-                    ? arena_printf("(int)(sys->last_spontaneous %% %s_NMACHINES)", p) : "0",
+                    ? arena_printf("(int)(sys->last_spontaneous <= %s_NMACHINES ? sys->last_spontaneous\n"
+                                 "                 : sys->last_spontaneous %% %s_NMACHINES)", p, p)
+                    : "0",
              p, p);
   buf_printf(b, "unsigned %s_run(%s_t *sys, unsigned max_steps) {\n  unsigned n = 0;\n", p, p);
   c_acsl(b, 2, "loop invariant 0 <= n <= max_steps", inv, arena_printf("loop assigns n, %s", all),
@@ -295,7 +299,9 @@ static void source_resources(CGen *g, Buf *b) {
              "    if (id > %s_NMACHINES)\n      id -= %s_NMACHINES;\n"
              "    if (waits(sys, r, id))\n      return id;\n  }\n  return 0;\n}\n\n",
              p, p, p, loop.data, p,
-             c_firmware_count(g->sys) ? arena_printf("sys->last_grant[r] %% %s_NMACHINES", p) : "0",
+             c_firmware_count(g->sys) ? arena_printf("(sys->last_grant[r] <= %s_NMACHINES ? sys->last_grant[r]\n"
+                                       "                 : sys->last_grant[r] %% %s_NMACHINES)", p, p)
+                                 : "0",
              p, p);
   buf_free(&loop);
   const char *id = c_unsigned_type(c_firmware_count(g->sys));

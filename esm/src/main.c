@@ -1,5 +1,6 @@
 /* main.c: the esmc command line: read ESM files, check them, run the chosen backends. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,37 +27,50 @@ static void usage(FILE *f) {
         f);
 }
 
-/* Reads a whole file into the arena; NUL bytes are rejected since sources are text. */
-static char *read_file(const char *path) {
+/* Reads a whole file into the arena (NUL bytes included: *len is its length). */
+static char *read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "esmc: cannot open %s: %s\n", path, strerror(errno));
     return NULL;
   }
-  Buf b = {0};
-  char chunk[8192];
-  size_t n;
+  char *data = NULL, chunk[8192];
+  size_t n, total = 0;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    if (memchr(chunk, '\0', n)) {
-      fprintf(stderr, "%s: error: file contains a NUL byte; ESM sources are text\n", path);
-      fclose(f);
-      buf_free(&b);
-      return NULL;
-    }
-    buf_printf(&b, "%.*s", (int)n, chunk);
+    char *grown = realloc(data, total + n);
+    if (!grown) break;
+    data = grown;
+    memcpy(data + total, chunk, n);
+    total += n;
   }
-  int bad = ferror(f);
+  int bad = ferror(f) || n > 0;
   fclose(f);
   if (bad) {
     fprintf(stderr, "esmc: cannot read %s\n", path);
-    buf_free(&b);
+    free(data);
     return NULL;
   }
-  char *text = arena_strdup(b.data ? b.data : "");
-  buf_free(&b);
+  char *text = arena_alloc(total + 1);   /* zeroed: NUL-terminated */
+  if (total) memcpy(text, data, total);
+  free(data);
+  *len = total;
   return text;
 }
 
+/* Sources are text: a NUL byte is an error at its position (the text is cut there so the
+ * diagnostic can quote its line). True if the text is clean. */
+static bool check_nul(const char *file, char *text, size_t len) {
+  char *nul = memchr(text, '\0', len);
+  if (!nul) return true;
+  int line = 1;
+  const char *line_start = text;
+  for (const char *p = text; p < nul; p++)
+    if (*p == '\n') line++, line_start = p + 1;
+  diag_add_source(file, text);
+  error_at((Loc){file, line, (int)(nul - line_start) + 1},
+           "NUL byte in the source (ESM sources are text)");
+  return false;
+}
 static int make_dir(const char *dir) {
   if (mkdir(dir, 0777) == 0 || errno == EEXIST)
     return 0;
@@ -118,11 +132,13 @@ int main(int argc, char **argv) {
   System *sys = NULL;
   int status = 0;
   for (int i = 0; i < nfiles; i++) {
-    char *text = read_file(files[i]);
+    size_t len = 0;
+    char *text = read_file(files[i], &len);
     if (!text) {
       status = 2;
       continue;
     }
+    if (!check_nul(files[i], text, len)) continue;
     diag_add_source(files[i], text);
     parse_source(&sys, files[i], text);
   }

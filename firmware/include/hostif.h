@@ -7,15 +7,18 @@
  * in host memory, is libnic's overflow list for when a ring is full). It then rings doorbell
  * `vi` of the NIC window. The firmware consumes descriptors in order, moves the data, writes
  * the completion into the descriptor's slot (status last) and raises host signal bit
- * HOSTIF_SIG_VI(vi). All fields are in the NIC's byte order (native in the emulated NIC; the
- * LANai board HAL converts). */
+ * HOSTIF_SIG_VI(vi).
+ *
+ * Byte order: every multi-byte field below is little-endian (the PCI host's order), whatever
+ * the NIC's processor: hosts read and write them natively, the big-endian LANai firmware
+ * converts in its SRAM accessors (firmware/nic/fw_le.h). */
 #ifndef VERINIC_HOSTIF_H
 #define VERINIC_HOSTIF_H
 
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 2u
+#define HOSTIF_VERSION 3u   /* 3: faults by id in hostif_counters */
 
 /* SRAM map. The first 1.5 MiB hold the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
@@ -23,7 +26,8 @@
 #define HOSTIF_NVI       16u         /* VIs per NIC; VI 0 is reserved for the firmware */
 #define HOSTIF_RING      32u         /* descriptors per work queue ring (a power of two) */
 #define HOSTIF_MAXSEG    4u          /* data segments per descriptor */
-#define HOSTIF_MTU       4096u       /* payload bytes per wire message (the data path's MSGLEN) */
+#define HOSTIF_MAX_PAYLOAD 4036u     /* payload bytes per wire message: 4096 (the data path's
+                                        MSGLEN) - 56 (header) - 4 (trailer); firmware/nic/WIRE.md */
 #define HOSTIF_MAX_XFER  (1u << 20)  /* the largest transfer one descriptor may describe */
 
 /* ---- descriptors ---- */
@@ -48,6 +52,9 @@ enum hostif_status {
   HOSTIF_ST_FLUSHED = 6,     /* the VI was destroyed or disconnected with this pending */
   HOSTIF_ST_REMOTE = 7,      /* Reliable Delivery: the peer refused the transfer (no receive
                                 descriptor, or one too short); the connection is broken */
+  HOSTIF_ST_RDMA_PROT = 8,   /* Reliable Delivery: the peer refused an RDMA Write (its VI or
+                                memory does not allow it, or the range is not the handle's
+                                memory); the connection is broken. PROTECTION is local. */
 };
 
 struct hostif_seg {
@@ -66,7 +73,9 @@ struct hostif_desc {
   uint32_t length;           /* sum of the segments' lengths */
   uint32_t imm;              /* immediate data (HOSTIF_F_IMMEDIATE) */
   uint64_t rdma_addr;        /* RDMA write: the peer's host address */
-  uint32_t rdma_ptag;        /* RDMA write: the peer region's protection tag */
+  uint32_t rdma_ptag;        /* RDMA write: the peer memory's protection tag (bits 0..23) and
+                                its registration key (bits 24..31; 0: any memory of the tag),
+                                HOSTIF_RDMA_HANDLE */
   uint32_t cookie;           /* the host's, returned untouched */
   struct hostif_seg seg[HOSTIF_MAXSEG];
   /* written by the NIC */
@@ -114,10 +123,24 @@ struct hostif_vi {
   uint32_t generation;       /* bumped by the host each time it creates a VI in this entry:
                                 the NIC forgets all it had of an earlier one and reports
                                 nothing of it into the new rings */
-  uint32_t reserved[2];
+  uint32_t flags;            /* HOSTIF_VI_F_*, written by the host while the VI is idle */
+  uint32_t reserved;
   struct hostif_ring sq;     /* send queue */
   struct hostif_ring rq;     /* receive queue */
 };
+
+/* VI flags. RDMA_WRITE: remote RDMA Writes may target this VI (VIA's EnableRdmaWrite). */
+#define HOSTIF_VI_F_RDMA_WRITE 1u
+
+/* What a remote RDMA Write may touch, in the region table's access word beyond hw's
+ * read/write bits (hw/window.h): bit 2, the memory allows remote RDMA Writes (VIA's
+ * EnableRdmaWrite on memory); bits 8..15, the key of the registration the region belongs to
+ * (0: none). An RDMA Write names tag and key (HOSTIF_RDMA_HANDLE) and lands only in a region
+ * with both, RDMA_WRITE set, on a VI with HOSTIF_VI_F_RDMA_WRITE. */
+#define HOSTIF_REGION_RDMA_WRITE 4u
+#define HOSTIF_REGION_KEY_SHIFT  8
+#define HOSTIF_PTAG_MASK         0xffffffu
+#define HOSTIF_RDMA_HANDLE(tag, key) (((uint32_t)(tag) & HOSTIF_PTAG_MASK) | (uint32_t)(key) << 24)
 
 struct hostif_ctrl {
   uint32_t magic;            /* HOSTIF_MAGIC, written by the firmware when it is ready */
@@ -150,6 +173,45 @@ struct hostif_panic_counters {
 };
 
 /* Firmware counters the `nicstat` tool prints. */
+/* The firmware's faults: its own inconsistencies, 0 on a healthy NIC. One id per place that
+ * detects one (the firmware calls fw_fault(fw, HOSTIF_FAULT_<id>)); this table drives the enum,
+ * the per-id counters and nicstat's names. X(id, what happened). */
+#define HOSTIF_FAULTS(X)                                                                        \
+  X(NONE, "no fault")                                                                           \
+  X(RAISE_SEND_DONE, "send_done refused by the data path (fw_dispatch.c)")                      \
+  X(RAISE_HDMA_EMPTY, "the done event of a host DMA step with nothing to move refused (fw_hal_hdma.c)") \
+  X(HDMA_START, "the host DMA engine refused a chain (fw_hal_hdma.c)")                          \
+  X(RAISE_HDMA_REFUSED, "the done event of a refused host DMA chain refused (fw_hal_hdma.c)")   \
+  X(RAISE_HDMA_DONE, "a host DMA completion's done event refused (fw_hal_hdma.c)")              \
+  X(RECV_ARM, "the receive engine refused a buffer (fw_hal_rx.c)")                              \
+  X(RAISE_RX_COMPLETED, "rx_completed refused by the data path (fw_hal_rx.c)")                  \
+  X(TX_LEN_NO_MESSAGE, "SDMA started a message when none was queued (fw_hal_tx.c)")             \
+  X(SEND_START, "the send engine refused a fragment (fw_hal_tx.c)")                             \
+  X(TX_ORDER, "a message completed out of order (fw_hal_tx.c)")                                 \
+  X(SQ_DESC_INSANE, "a validated descriptor failed the splitter's check (fw_sq.c)")             \
+  X(RAISE_DOORBELL_SQ, "a send queue's doorbell event refused (fw_sq.c)")                       \
+  X(RAISE_DOORBELL_LOCAL, "a firmware message's doorbell event refused (fw_txlocal.c)")         \
+  X(RAISE_VM_WAKE, "vm_wake refused by the data path (fw_vm_run.c)")                            \
+  X(VM_NO_WORK, "the VM machine ran with no activation queued (fw_vm_run.c)")                   \
+  X(RAISE_VM_DONE, "the VM's done event refused (fw_vm_run.c)")                                 \
+  X(DP_ASSERT, "a machine's assert failed (esm/machines, at last_fault_where)")                 \
+  X(DP_RANGE, "a machine's value left its range (at last_fault_where)")                         \
+  X(DP_INDEX, "a machine's array index out of bounds (at last_fault_where)")                    \
+  X(DP_QUEUE_FULL, "a machine pushed onto a full queue (at last_fault_where)")                  \
+  X(DP_QUEUE_EMPTY, "a machine popped an empty queue (at last_fault_where)")                    \
+  X(DP_RESOURCE, "a machine released a resource it does not hold (at last_fault_where)")        \
+  X(DP_DIV_ZERO, "a machine divided by zero (at last_fault_where)")                             \
+  X(DP_OTHER, "a machine reported an unknown fault code (at last_fault_where)")
+
+enum hostif_fault {
+#define HOSTIF_FAULT_ID(id, what) HOSTIF_FAULT_##id,
+  HOSTIF_FAULTS(HOSTIF_FAULT_ID)
+#undef HOSTIF_FAULT_ID
+  HOSTIF_FAULT_N
+};
+#define HOSTIF_FAULT_SLOTS 32u   /* counters reserved in SRAM, so ids can be added */
+_Static_assert(HOSTIF_FAULT_N <= HOSTIF_FAULT_SLOTS, "fault ids fit their counters");
+
 struct hostif_counters {
   uint64_t tx_msgs, tx_bytes, rx_msgs, rx_bytes;
   uint64_t rx_drop_no_vi, rx_drop_no_desc, rx_drop_malformed, rx_drop_checksum, rx_truncated;
@@ -158,10 +220,13 @@ struct hostif_counters {
   uint64_t hdma_busy_ns, send_busy_ns;
   uint64_t tx_acks, rx_acks, tx_nacks, rx_nacks;  /* Reliable Delivery acknowledgements */
   uint64_t conn_broken;      /* reliable connections this NIC broke (sent or got a NACK) */
-  uint64_t fw_faults;        /* the firmware's own inconsistencies (0 in a healthy NIC) */
+  uint64_t fw_faults;        /* the firmware's own inconsistencies (0 in a healthy NIC), all ids */
   uint64_t bad_doorbells;    /* doorbells rung that name no VI and no mailbox */
   uint64_t isr[14];          /* hardware events handled, by event register bit */
   struct hostif_panic_counters panic;   /* the PANIC VM (struct above) */
+  uint64_t faults[HOSTIF_FAULT_SLOTS];  /* by id (HOSTIF_FAULTS) */
+  uint32_t last_fault;                  /* the id of the latest fault (NONE: none yet) */
+  char last_fault_where[44];            /* DP_* faults: the machine's "file.esm:LINE" */
 };
 
 #define HOSTIF_VI_ADDR(i) (HOSTIF_BASE + 0x100u + (uint32_t)(i) * (uint32_t)sizeof(struct hostif_vi))
@@ -171,7 +236,7 @@ struct hostif_counters {
 
 /* Doorbell i of the NIC window (hw/MEMORY-MAP.md) is rung for VI i after publishing `prod`. */
 #define HOSTIF_DOORBELL_VI(i) (i)
-/* Host signal bits (hwin_wait_irq): VI i completed something that asked for a signal. */
+/* Host signal bits (wait_signal, iface/wait.h): VI i completed something that asked for a signal. */
 #define HOSTIF_SIG_VI(i) (1u << (i))
 
 _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");

@@ -62,7 +62,7 @@ static uint32_t next_random(void)
 
 static uint32_t h_scale(struct packet *p, uint32_t arg)
 {
-    int32_t s = (int32_t)p->seq * bias;          /* __mulsi3 */
+    int32_t s = (int32_t)(p->seq * (uint32_t)bias); /* __mulsi3 (wraps) */
     return (uint32_t)s + p->len * arg;
 }
 
@@ -77,7 +77,7 @@ static uint32_t h_divide(struct packet *p, uint32_t arg)
 static uint32_t h_wide(struct packet *p, uint32_t arg)
 {
     uint64_t x = (uint64_t)p->seq << 20 | arg;
-    int64_t y = wide_bias * (int64_t)x;          /* __muldi3 */
+    int64_t y = (int64_t)((uint64_t)wide_bias * x); /* __muldi3 (wraps, as on LANai) */
     uint64_t q = x / (arg | 3u) + x % 1000003u;  /* __udivdi3, __umoddi3 */
     int64_t r = y / 977 + y % 65537;             /* __divdi3, __moddi3 */
     int64_t s = y >> (arg & 63);                 /* __ashrdi3 */

@@ -1,14 +1,12 @@
 /* board_emu.c: the board HAL (fw_board.h) on the emulated NIC (hw/nic.h). Each call is the
- * corresponding hw/ call; the region check reads the window's host memory region table the
- * way the host DMA engine does (hw/iommu.c), copying each entry and re-checking its
- * generation, so the firmware's verdict matches what the engine would do. Hosted C. */
+ * corresponding hw/ call; the region check is the host DMA engine's own (nic_region_check),
+ * so the firmware's verdict matches what the engine would do. Hosted C. */
 #include "board_emu.h"
 
-#include <stdatomic.h>
-#include <string.h>
-
 #include "../../hw/window.h"
+#include "hostif.h"
 
+_Static_assert(HOSTIF_REGION_KEY_SHIFT == HW_ACC_KEY_SHIFT, "registration keys where hw matches them");
 _Static_assert(FWB_ISR_HOST_SIG == NIC_ISR_HOST_SIG && FWB_ISR_SEND == NIC_ISR_SEND &&
                FWB_ISR_RECV == NIC_ISR_RECV && FWB_ISR_HEAD == NIC_ISR_HEAD &&
                FWB_ISR_BUFF == NIC_ISR_BUFF && FWB_ISR_WAKE0 == NIC_ISR_WAKE0 &&
@@ -24,6 +22,7 @@ _Static_assert(offsetof(struct fwb_hdma_desc, csum) == offsetof(struct nic_hdma_
                "descriptor layout");
 _Static_assert(FWB_SEND_SML == NIC_SEND_SML && FWB_SEND_SMLT == NIC_SEND_SMLT &&
                FWB_RECV_EOM == NIC_RECV_EOM && FWB_RECV_TRUNC == NIC_RECV_TRUNC, "engine flags");
+_Static_assert(FWB_NCLASS == HW_CPU_NCLASS, "event classes");
 _Static_assert(FWB_ACC_READ == HW_ACC_NIC_READ && FWB_ACC_WRITE == HW_ACC_NIC_WRITE, "access");
 
 uint8_t *fwb_sram(struct fw_board *b) { return nic_sram_ptr(b->nic, 0, nic_sram_size(b->nic)); }
@@ -34,6 +33,7 @@ void fwb_isr_clear(struct fw_board *b, uint32_t bits) { nic_isr_clear(b->nic, bi
 void fwb_imr_set(struct fw_board *b, uint32_t mask) { nic_imr_set(b->nic, mask); }
 uint32_t fwb_doorbells_take(struct fw_board *b) { return nic_doorbells_take(b->nic); }
 void fwb_signal_host(struct fw_board *b, uint32_t bits) { nic_signal_host(b->nic, bits); }
+void fwb_class(struct fw_board *b, unsigned k) { (void)b, (void)k; }
 
 int fwb_hdma_start(struct fw_board *b, unsigned ch, uint32_t desc_addr) {
   return nic_hdma_start(b->nic, ch, desc_addr);
@@ -87,26 +87,10 @@ uint64_t fwb_send_busy_ns(struct fw_board *b) { return nic_counter(b->nic, HW_CT
 
 enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint32_t len,
                                          uint32_t ptag, uint32_t access) {
-  struct hwin *w = nic_window(b->nic);
-  enum fwb_region_verdict err = FWB_REGION_OUTSIDE;
-  for (unsigned id = 0; id < HW_REGIONS; id++) {
-    struct hw_region *g = &w->regions[id];
-    if (atomic_load_explicit(&g->state, memory_order_acquire) != HW_REGION_VALID) continue;
-    uint32_t gen = atomic_load(&g->gen);
-    uint64_t base = g->host_base, rlen = g->len;
-    uint32_t rtag = g->ptag, racc = g->access;
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load(&g->state) != HW_REGION_VALID || atomic_load(&g->gen) != gen) continue;
-    if (host < base || host - base > rlen || len > rlen - (host - base)) continue;
-    if (rtag != ptag) {
-      if (err == FWB_REGION_OUTSIDE) err = FWB_REGION_PTAG;
-      continue;
-    }
-    if ((racc & access) != access) {
-      err = FWB_REGION_ACCESS;
-      continue;
-    }
-    return FWB_REGION_OK;
+  switch (nic_region_check(b->nic, host, len, ptag, access)) {
+  case NIC_HDMA_DONE: return FWB_REGION_OK;
+  case NIC_HDMA_EPTAG: return FWB_REGION_PTAG;
+  case NIC_HDMA_EACCESS: return FWB_REGION_ACCESS;
+  default: return FWB_REGION_OUTSIDE;
   }
-  return err;
 }

@@ -28,18 +28,20 @@ void fw_ack_refuse(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint
   fw_vi_break(fw, vi);
 }
 
-/* The reasons a NACK may carry; anything else from the wire is a transport error. */
+/* The reasons a NACK may carry; anything else from the wire is a transport error. The peer
+ * refuses with PROTECTION only an RDMA Write: reported as RDMA_PROT, apart from local faults. */
 static uint32_t nack_reason(uint32_t st) {
-  return st == HOSTIF_ST_REMOTE || st == HOSTIF_ST_PROTECTION ? st : HOSTIF_ST_DISCONNECTED;
+  if (st == HOSTIF_ST_PROTECTION) return HOSTIF_ST_RDMA_PROT;
+  return st == HOSTIF_ST_REMOTE ? st : HOSTIF_ST_DISCONNECTED;
 }
 
 void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h) {
   volatile struct hostif_counters *c = fw_ctr(fw);
   if (h->type == FW_WIRE_ACK) {
-    c->rx_acks++;
+    fw_count64v(&c->rx_acks);
     fw_sq_acked(fw, h->dst_vi, h->ack);
   } else {
-    c->rx_nacks++;
+    fw_count64v(&c->rx_nacks);
     fw_sq_refused(fw, h->dst_vi, h->ack, nack_reason(h->imm));
   }
 }
@@ -66,6 +68,6 @@ void fw_vi_break(struct fw *fw, unsigned vi) {
   if (fw_rd32(fw, FW_VI_FIELD(vi, state)) != HOSTIF_VI_CONNECTED) return;
   fw_release();
   fw_wr32(fw, FW_VI_FIELD(vi, state), HOSTIF_VI_ERROR);
-  fw_ctr(fw)->conn_broken++;
+  fw_count64v(&fw_ctr(fw)->conn_broken);
   fw_rq_flush(fw, vi);
 }

@@ -2,7 +2,8 @@
  * register (ISR/IMR), doorbells, host signals, the host DMA engine, the send and receive DMA
  * engines, a timer, and the host memory region table. Two implementations: board_emu.c (the
  * emulated NIC of hw/, for nicd and tests) and board_lanai.c (the LANai card's memory-mapped
- * registers; compile-only). Freestanding C11.
+ * registers, fw_board_regs.h; run by nicd --lanai on the instruction-set simulator).
+ * Freestanding C11.
  *
  * The formats below are the hardware's (as a LANai databook would give them): bit numbers of
  * the ISR, the 32-byte host DMA descriptor, the engine flags. board_emu.c checks at compile
@@ -39,7 +40,8 @@ struct fw_board;
 
 #define FWB_HDMA_DONE 1u          /* status of a clean descriptor or chain; others are errors */
 
-/* A host DMA descriptor in SRAM, 32 bytes, 4-byte aligned. */
+/* A host DMA descriptor in SRAM, 32 bytes, 4-byte aligned, fields little-endian (the engine
+ * is the PCI side's; the firmware writes it through fw_hdma_desc_out, fw_sram.h). */
 struct fwb_hdma_desc {
   uint32_t next;
   uint16_t flags;
@@ -50,7 +52,8 @@ struct fwb_hdma_desc {
   uint32_t ptag;
   uint32_t status;   /* written back by the engine */
 };
-_Static_assert(sizeof(struct fwb_hdma_desc) == 32, "host DMA descriptor is 32 bytes");
+#define FWB_HDMA_DESC_SIZE 32u   /* bytes of one descriptor in SRAM; chains are arrays of them */
+_Static_assert(sizeof(struct fwb_hdma_desc) == FWB_HDMA_DESC_SIZE, "host DMA descriptor size");
 
 struct fwb_hdma_status {
   bool busy;
@@ -78,12 +81,27 @@ struct fwb_recv_status {
 /* ---- host memory regions ---- */
 #define FWB_ACC_READ  1u          /* the NIC may read the host range (E2L) */
 #define FWB_ACC_WRITE 2u          /* the NIC may write it (L2E) */
+/* Further bits (HOSTIF_REGION_RDMA_WRITE) must be set too; a key in bits 8..15 must equal the
+ * region's (hostif.h). */
 
 enum fwb_region_verdict {
   FWB_REGION_OK = 0,
   FWB_REGION_OUTSIDE,             /* not inside one registered region */
   FWB_REGION_PTAG,                /* the region's protection tag differs */
   FWB_REGION_ACCESS,              /* the region does not allow this direction */
+};
+
+/* ---- event classes (the processor's cycle counters) ---- */
+enum fwb_class {
+  FWB_CLASS_IDLE,       /* polling with nothing to do */
+  FWB_CLASS_DOORBELL,   /* a host rang a doorbell */
+  FWB_CLASS_HDMA,       /* a host DMA chain completed */
+  FWB_CLASS_RECV,       /* the receive engine moved */
+  FWB_CLASS_SEND,       /* the send engine finished a fragment */
+  FWB_CLASS_TIMER,      /* a timer expired */
+  FWB_CLASS_VM,         /* a PANIC VM activation */
+  FWB_CLASS_OTHER,
+  FWB_NCLASS
 };
 
 /* ---- the calls ---- */
@@ -103,6 +121,11 @@ uint32_t fwb_events(struct fw_board *b);            /* ISR & IMR */
     ensures fwb_isr_cleared == (\old(fwb_isr_cleared) | bits); */
 void fwb_isr_clear(struct fw_board *b, uint32_t bits);
 void fwb_imr_set(struct fw_board *b, uint32_t mask);
+
+/* What the firmware handles from now on (enum fwb_class), until the next call: on the LANai
+ * board the processor charges its instructions and cycles to it; natively nothing. */
+/*@ assigns \nothing; */
+void fwb_class(struct fw_board *b, unsigned k);
 
 /*@ assigns \nothing; */
 uint32_t fwb_doorbells_take(struct fw_board *b);    /* bit i: doorbell i rung since last take */

@@ -6,18 +6,8 @@
 #include "fw.h"
 
 /* ACSL (proofs/modules.conf, module fw-check): fw_check_desc accepts only descriptors that
- * satisfy fw_desc_ok (no length sum or address range overflows), and fw_desc_pieces, given
- * one, writes only out[0 .. max - 1] and computes no overflowing offset or address. */
-/*@ logic integer fw_seg_sum{L}(struct hostif_desc *d, integer n) =
-      n <= 0 ? 0 : fw_seg_sum(d, n - 1) + d->seg[n - 1].len;
-
-    predicate fw_desc_ok{L}(struct hostif_desc *d) =
-      d->nseg <= HOSTIF_MAXSEG && d->length <= HOSTIF_MAX_XFER &&
-      fw_seg_sum(d, d->nseg) == d->length &&
-      (\forall integer j; 0 <= j <= d->nseg ==> fw_seg_sum(d, j) <= d->length) &&
-      (\forall integer j; 0 <= j < d->nseg ==> d->seg[j].addr + d->seg[j].len <= 18446744073709551615) &&
-      (d->op == HOSTIF_OP_RDMA_WRITE ==> d->rdma_addr + d->length <= 18446744073709551615);
-*/
+ * satisfy fw_desc_ok (fw.h: no length sum or address range overflows), and fw_desc_pieces,
+ * given one, writes only out[0 .. max - 1] and computes no overflowing offset or address. */
 
 /*@ requires \valid_read(fw) && \valid_read(d);
     assigns \nothing;

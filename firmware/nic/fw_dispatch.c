@@ -22,6 +22,7 @@
  * class has a handler (the class table below; its coverage of the ISR is checked at compile
  * time). Freestanding. */
 #include "fw.h"
+#include "fw_le.h"
 
 enum fw_isr_class {
   FW_ISR_C_SEND,
@@ -107,14 +108,33 @@ static void ring_doorbells(struct fw *fw, uint32_t db) {
 static void run_class(struct fw *fw, unsigned c) {
   switch (c) {
   case FW_ISR_C_SEND:
-    if (!datapath_raise(&fw->dp, datapath_EV_send_done)) fw_count32(&fw->faults);
+    fwb_class(fw->board, FWB_CLASS_SEND);
+    if (!datapath_raise(&fw->dp, datapath_EV_send_done)) fw_fault(fw, HOSTIF_FAULT_RAISE_SEND_DONE);
     break;
-  case FW_ISR_C_SDMA: fw_hdma_wake(fw, FW_CH_SDMA); break;
-  case FW_ISR_C_RDMA: fw_hdma_wake(fw, FW_CH_RDMA); break;
-  case FW_ISR_C_RX: fw_rx_progress(fw); break;
-  case FW_ISR_C_RX_TIMER: fw_rx_tick(fw); break;
-  case FW_ISR_C_DOORBELL: ring_doorbells(fw, fwb_doorbells_take(fw->board)); break;
-  case FW_ISR_C_VM_TIMER: fw_vm_tick(fw); break;
+  case FW_ISR_C_SDMA:
+    fwb_class(fw->board, FWB_CLASS_HDMA);
+    fw_hdma_wake(fw, FW_CH_SDMA);
+    break;
+  case FW_ISR_C_RDMA:
+    fwb_class(fw->board, FWB_CLASS_HDMA);
+    fw_hdma_wake(fw, FW_CH_RDMA);
+    break;
+  case FW_ISR_C_RX:
+    fwb_class(fw->board, FWB_CLASS_RECV);
+    fw_rx_progress(fw);
+    break;
+  case FW_ISR_C_RX_TIMER:
+    fwb_class(fw->board, FWB_CLASS_TIMER);
+    fw_rx_tick(fw);
+    break;
+  case FW_ISR_C_DOORBELL:
+    fwb_class(fw->board, FWB_CLASS_DOORBELL);
+    ring_doorbells(fw, fwb_doorbells_take(fw->board));
+    break;
+  case FW_ISR_C_VM_TIMER:
+    fwb_class(fw->board, FWB_CLASS_TIMER);
+    fw_vm_tick(fw);
+    break;
   default: /*@ assert \false; */ break; /* every class has its case */
   }
 }
@@ -141,15 +161,21 @@ static void publish_counters(struct fw *fw) {
   /*@ loop invariant 0 <= e <= datapath_NEVENTS;
       loop assigns e, c->events[0 .. datapath_NEVENTS - 1];
       loop variant datapath_NEVENTS - e; */
-  for (unsigned e = 0; e < datapath_NEVENTS && e < 32; e++) c->events[e] = fw->dp.dispatched[e];
+  for (unsigned e = 0; e < datapath_NEVENTS && e < 32; e++)
+    fw_ctr_set(&c->events[e], fw->dp.dispatched[e]);
   /*@ loop invariant 0 <= b <= FWB_ISR_NBITS;
       loop assigns b, c->isr[0 .. FWB_ISR_NBITS - 1];
       loop variant FWB_ISR_NBITS - b; */
-  for (unsigned b = 0; b < FWB_ISR_NBITS; b++) c->isr[b] = fw->isr_handled[b];
-  c->fw_faults = fw->faults;
-  c->bad_doorbells = fw->bad_doorbells;
-  c->hdma_busy_ns = fwb_hdma_busy_ns(fw->board);
-  c->send_busy_ns = fwb_send_busy_ns(fw->board);
+  for (unsigned b = 0; b < FWB_ISR_NBITS; b++) fw_ctr_set(&c->isr[b], fw->isr_handled[b]);
+  fw_ctr_set(&c->fw_faults, fw->faults);
+  /*@ loop invariant 0 <= i <= HOSTIF_FAULT_N;
+      loop assigns i, c->faults[0 .. HOSTIF_FAULT_N - 1];
+      loop variant HOSTIF_FAULT_N - i; */
+  for (unsigned i = 0; i < HOSTIF_FAULT_N; i++) fw_ctr_set(&c->faults[i], fw->fault_n[i]);
+  c->last_fault = FW_LE32(fw->fault_last);
+  fw_ctr_set(&c->bad_doorbells, fw->bad_doorbells);
+  fw_ctr_set(&c->hdma_busy_ns, fwb_hdma_busy_ns(fw->board));
+  fw_ctr_set(&c->send_busy_ns, fwb_send_busy_ns(fw->board));
 }
 
 /* The machines run until nothing is enabled; they change only the data path. */
@@ -169,7 +195,8 @@ static bool run_machines(struct fw *fw) {
 bool fw_poll(struct fw *fw) {
   bool did = false;
   /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
-      loop assigns did, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1], fwb_isr_cleared; */
+      loop assigns did, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1],
+                   *fw_counters(\at(fw->sram, Pre)), fwb_isr_cleared; */
   for (;;) {
     bool any = false;
     uint32_t ev = fwb_events(fw->board);
@@ -178,13 +205,18 @@ bool fw_poll(struct fw *fw) {
       any = true;
     }
     uint32_t queued = fw->tx_head;
-    fw_sq_pump(fw);
+    /* The VM's forwarded commands first: a host streaming on a VI keeps its send queue full,
+     * and would otherwise take every free entry of the send pipeline before them. */
     fw_vm_pump(fw);
+    fw_sq_pump(fw);
     if (fw->tx_head != queued) any = true;
     if (run_machines(fw)) any = true;
     if (!any) break;
     did = true;
   }
   if (did) publish_counters(fw);
+  /* What follows, until an event is handled, is polling with nothing to do. The machines'
+   * work after an event is charged to that event's class (the last one handled). */
+  fwb_class(fw->board, FWB_CLASS_IDLE);
   return did;
 }

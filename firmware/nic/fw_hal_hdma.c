@@ -51,11 +51,12 @@ static void finish_send(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bo
   else if (p1 > p0) e->sum = fw_sum_at(e->sum, sum, p0);
   if (!e->trailer_done && p1 == e->hdr.len && e->hdr.len <= FW_MAX_PAYLOAD) {
     /* A message whose payload could not be fetched leaves with a trailer that can never
-     * check (sum + trailer folds to 1, not 0xffff): the receiver drops it. */
-    uint16_t t = (uint16_t)~e->sum;
-    if (e->status != HOSTIF_ST_DONE) t = (uint16_t)(t + 1u);
+     * check: the receiver drops it. */
     uint8_t *p = fw->sram + FW_SBUF_ADDR(buf) + FW_WIRE_HDR_LEN + e->hdr.len;
     //@ assert \valid(p + (0 .. 3)) && \separated(p + (0 .. 3), fw);
+    uint16_t t = fw_wire_trailer_word(e->sum, e->status == HOSTIF_ST_DONE);
+    /* fw_wire_trailer_put's bytes, written here so WP sees each store (a call's havoc of
+     * p[0 .. 3] left datapath_inv out of CVC4's reach) */
     p[0] = (uint8_t)(t >> 8);
     p[1] = (uint8_t)t;
     p[2] = 0;
@@ -108,6 +109,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   unsigned nsrc;
   uint32_t plen, base;
   if (!to_host) {
+    if (off == 0) fw_tx_bind(fw, buf); /* SDMA's first DMA of a message into this buffer */
     const struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
     src = e->piece;
     nsrc = e->npiece;
@@ -127,14 +129,14 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   unsigned n = p1 > p0 ? slice(src, nsrc, p0, p1 - p0, pc, FW_CHAIN_MAX) : 0;
   if (n == 0) {
     finish(fw, ch, buf, p0, p1, true, 0);
-    if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
+    if (!datapath_raise(sys, done)) fw_fault(fw, HOSTIF_FAULT_RAISE_HDMA_EMPTY);
     return;
   }
   uint32_t chain = FW_CHAIN_ADDR(ch);
   uint32_t at = base + FW_WIRE_HDR_LEN + p0;
   for (unsigned i = 0; i < n; i++) {
     struct fwb_hdma_desc d;
-    d.next = chain + 32u * (i + 1);
+    d.next = chain + FWB_HDMA_DESC_SIZE * (i + 1);
     d.flags = (uint16_t)((to_host ? FWB_HDMA_L2E : FWB_HDMA_E2L) |
                          (i + 1 == n ? FWB_HDMA_TERMINAL | FWB_HDMA_WAKE : 0));
     d.csum = 0;
@@ -144,7 +146,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
     d.host_lo = (uint32_t)pc[i].addr;
     d.ptag = pc[i].ptag;
     d.status = 0;
-    fw_sram_out(fw, chain + 32u * i, &d, sizeof d);
+    fw_hdma_desc_out(fw, chain + FWB_HDMA_DESC_SIZE * i, &d);
     at += pc[i].len;
   }
   fw->hreq[ch].busy = true;
@@ -153,9 +155,9 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   fw->hreq[ch].p1 = p1;
   fw->hreq[ch].done = done;
   if (fwb_hdma_start(fw->board, ch, chain) != 0) {
-    fw_count32(&fw->faults);
+    fw_fault(fw, HOSTIF_FAULT_HDMA_START);
     finish(fw, ch, buf, p0, p1, false, 0);
-    if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
+    if (!datapath_raise(sys, done)) fw_fault(fw, HOSTIF_FAULT_RAISE_HDMA_REFUSED);
   }
 }
 
@@ -168,13 +170,20 @@ void fw_hdma_wake(struct fw *fw, unsigned ch) {
   //@ assert fw->hreq[ch].buf < FW_NSBUF;
   finish(fw, ch, fw->hreq[ch].buf, fw->hreq[ch].p0, fw->hreq[ch].p1, st.error == FWB_HDMA_DONE,
          st.sum);
-  if (!datapath_raise(&fw->dp, done) && fw->faults < UINT32_MAX) fw->faults++;
+  if (!datapath_raise(&fw->dp, done)) fw_fault(fw, HOSTIF_FAULT_RAISE_HDMA_DONE);
 }
 
 bool datapath_hal_fine_mode(datapath_t *sys) { return fw_of(sys)->cfg.fine_mode; }
 
+/* A machine's run-time check failed: counted by code, with its place ("file.esm:LINE"). */
 void datapath_hal_fault(datapath_t *sys, int code, const char *where) {
-  (void)code;
-  (void)where;
-  fw_count32(&fw_of(sys)->faults);
+  struct fw *fw = fw_of(sys);
+  unsigned id = code >= datapath_FAULT_ASSERT && code <= datapath_FAULT_DIV_ZERO
+                    ? HOSTIF_FAULT_DP_ASSERT + (unsigned)(code - datapath_FAULT_ASSERT)
+                    : HOSTIF_FAULT_DP_OTHER;
+  fw_fault(fw, id);
+  volatile char *w = fw_ctr(fw)->last_fault_where;
+  unsigned i = 0;
+  for (; where && where[i] && i + 1 < sizeof fw_ctr(fw)->last_fault_where; i++) w[i] = where[i];
+  w[i] = 0;
 }

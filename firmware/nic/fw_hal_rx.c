@@ -13,7 +13,7 @@ void datapath_hal_recv_arm(datapath_t *sys, uint8_t buf) {
   struct fw_rxi *ri = &fw->rxi[buf];
   *ri = (struct fw_rxi){0};
   fw->rx_cur = buf;
-  if (fwb_recv_arm(fw->board, FW_RBUF_ADDR(buf), FW_MSGLEN) != 0) fw_count32(&fw->faults);
+  if (fwb_recv_arm(fw->board, FW_RBUF_ADDR(buf), FW_MSGLEN) != 0) fw_fault(fw, HOSTIF_FAULT_RECV_ARM);
 }
 
 /* The header of the message in a receive buffer has arrived: parse and check it. */
@@ -115,5 +115,5 @@ void datapath_hal_rx_complete(datapath_t *sys, uint8_t buf, uint16_t len) {
   (void)len;
   struct fw *fw = fw_of(sys);
   fw_rx_finish(fw, buf);
-  if (!datapath_raise(sys, datapath_EV_rx_completed)) fw_count32(&fw->faults);
+  if (!datapath_raise(sys, datapath_EV_rx_completed)) fw_fault(fw, HOSTIF_FAULT_RAISE_RX_COMPLETED);
 }

@@ -7,8 +7,10 @@
  *               descriptor (a bad one completes with PROTECTION/FORMAT, one too short with
  *               LENGTH, and the transfer is dropped); later packets must continue at the
  *               reassembly offset. The payload goes to the descriptor's segments at msg_off.
- *   RDMA_WRITE  the target range rdma_addr + msg_off must lie in one region registered with
- *               the VI's protection tag, which the sender named (rdma_handle), writable.
+ *   RDMA_WRITE  the target VI must allow RDMA Writes (HOSTIF_VI_F_RDMA_WRITE) and the range
+ *               rdma_addr + msg_off must lie in one region registered with the VI's protection
+ *               tag and the registration key the sender named (rdma_handle, HOSTIF_RDMA_HANDLE),
+ *               writable and open to RDMA Writes (hostif.h).
  *   anything else is dropped and counted, and nothing is written to host memory.
  * When the buffer is finished (rx_complete) the message is judged: ended properly, length as
  * the header says, host DMA clean, payload checksum (summed by the host DMA engine as it
@@ -25,12 +27,12 @@
 static void count_drop(struct fw *fw, unsigned reason) {
   volatile struct hostif_counters *c = fw_ctr(fw);
   switch (reason) {
-  case FW_DROP_NO_VI: c->rx_drop_no_vi++; break;
-  case FW_DROP_NO_DESC: c->rx_drop_no_desc++; break;
-  case FW_DROP_CHECKSUM: c->rx_drop_checksum++; break;
-  case FW_DROP_PROTECTION: c->protection_errors++; break;
-  case FW_DROP_TRUNCATED: c->rx_truncated++; break;
-  default: c->rx_drop_malformed++; break;
+  case FW_DROP_NO_VI: fw_count64v(&c->rx_drop_no_vi); break;
+  case FW_DROP_NO_DESC: fw_count64v(&c->rx_drop_no_desc); break;
+  case FW_DROP_CHECKSUM: fw_count64v(&c->rx_drop_checksum); break;
+  case FW_DROP_PROTECTION: fw_count64v(&c->protection_errors); break;
+  case FW_DROP_TRUNCATED: fw_count64v(&c->rx_truncated); break;
+  default: fw_count64v(&c->rx_drop_malformed); break;
   }
 }
 
@@ -52,7 +54,7 @@ static bool rq_peek(struct fw *fw, unsigned vi, struct hostif_desc *d) {
   uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, rq));
   fw_acquire();
   if (!ring_nonempty(prod, v->rq_done)) return false;
-  fw_sram_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done), (uint32_t)offsetof(struct hostif_desc, status));
+  fw_desc_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done));
   return true;
 }
 
@@ -73,7 +75,7 @@ static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
     if (st == HOSTIF_ST_DONE && h->msg_len > v->rdesc.length) st = HOSTIF_ST_LENGTH;
     if (st != HOSTIF_ST_DONE) {
       rq_complete(fw, vi, st, 0, 0, 0);
-      if (st == HOSTIF_ST_FORMAT) fw_ctr(fw)->format_errors++;
+      if (st == HOSTIF_ST_FORMAT) fw_count64v(&fw_ctr(fw)->format_errors);
       ri->drop_reason = st == HOSTIF_ST_LENGTH ? FW_DROP_TRUNCATED : FW_DROP_PROTECTION;
       return;
     }
@@ -94,12 +96,14 @@ static void classify_rdma(struct fw *fw, struct fw_rxi *ri, const struct fw_vi_v
   uint64_t at = h->rdma_addr + h->msg_off;
   ri->drop_reason = FW_DROP_PROTECTION;
   if (at < h->rdma_addr || at + h->len < at) return;
-  if (h->rdma_handle != w->ptag) return;
-  if (h->len && fwb_region_check(fw->board, at, h->len, h->rdma_handle, FWB_ACC_WRITE) != FWB_REGION_OK)
-    return;
+  uint32_t tag = h->rdma_handle & HOSTIF_PTAG_MASK, key = h->rdma_handle >> 24;
+  if (tag != w->ptag) return;
+  if (!(fw_rd32(fw, FW_VI_FIELD(h->dst_vi, flags)) & HOSTIF_VI_F_RDMA_WRITE)) return;
+  uint32_t acc = FWB_ACC_WRITE | HOSTIF_REGION_RDMA_WRITE | key << HOSTIF_REGION_KEY_SHIFT;
+  if (h->len && fwb_region_check(fw->board, at, h->len, tag, acc) != FWB_REGION_OK) return;
   ri->piece[0].addr = at;
   ri->piece[0].len = h->len;
-  ri->piece[0].ptag = h->rdma_handle;
+  ri->piece[0].ptag = tag;
   ri->npiece = h->len ? 1 : 0;
   ri->verdict = FW_RX_RDMA;
   ri->drop_reason = FW_DROP_NONE;
@@ -147,9 +151,7 @@ static uint32_t refusal(const struct fw_wire_hdr *h, unsigned reason) {
 }
 
 static bool checksum_ok(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
-  const uint8_t *t = fw->sram + FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN + ri->hdr.len;
-  uint16_t csum = (uint16_t)((uint16_t)t[0] << 8 | t[1]);
-  return t[2] == 0 && t[3] == 0 && fw_csum_add(ri->sum, csum) == 0xffffu;
+  return fw_wire_trailer_ok(fw->sram + FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN + ri->hdr.len, ri->sum);
 }
 
 void fw_rx_finish(struct fw *fw, unsigned buf) {
@@ -184,8 +186,8 @@ void fw_rx_finish(struct fw *fw, unsigned buf) {
   struct fw_vi *v = &fw->vi[vi];
   bool last = h->msg_off + h->len == h->msg_len;
   uint16_t imm_flag = (h->flags & FW_WIRE_F_IMM) ? HOSTIF_F_IMMEDIATE : 0;
-  fw_ctr(fw)->rx_msgs++;
-  fw_ctr(fw)->rx_bytes += h->len;
+  fw_count64v(&fw_ctr(fw)->rx_msgs);
+  fw_ctr_add(&fw_ctr(fw)->rx_bytes, h->len);
   if (ri->verdict == FW_RX_DATA) {
     v->rx_next_off += h->len;
     if (last) {

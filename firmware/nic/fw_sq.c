@@ -6,32 +6,63 @@
  * message of a descriptor has left (tx_complete), its completion is written; completions are
  * published in ring order (`done`), a failed descriptor waiting for earlier ones. On a Reliable
  * Delivery VI a descriptor also waits for the peer's acknowledgement of its last message
- * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED. Freestanding. */
+ * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED.
+ *
+ * Proved with Frama-C/WP (module fw-sq): fw_sq_doorbell and fw_sq_pump meet the handler
+ * contracts of fw.h with no run-time error; sq_fetch takes a slot only when no descriptor of
+ * [sq_done, sq_cons) holds it, and sq_retire moves sq_done forward, never past sq_cons.
+ * Freestanding. */
 #include "fw_vi.h"
+
+/*@ // The SRAM entry of a VI (struct hostif_vi: state, rings, slots).
+    logic integer vi_end(integer vi) = HOSTIF_VI_ADDR(vi) + sizeof(struct hostif_vi);
+    // A caller's local VI view, apart from everything the helpers write.
+    predicate view_ok(struct fw *fw, struct fw_vi_view *w) =
+      \valid(w) && \separated(w, fw) && \separated(w, fw->sram + (0 .. FW_SRAM_END - 1));
+*/
 
 static void sq_retire(struct fw *fw, unsigned vi);
 
+/* 1u << vi, the bit of a VI in the masks (and HOSTIF_SIG_VI). A function, so that the range of
+ * the shift is proved once (-wp-auto wp:range enumerates vi; the provers do not interpret <<). */
+/*@ requires vi < 32;
+    assigns \nothing; */
+static uint32_t vi_bit(unsigned vi) { return 1u << vi; }
+
 /* Sends awaiting an acknowledgement on a connection that is gone will never get one. */
+/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI;
+    assigns fw->vi[vi], fw->ack_watch, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1]; */
 static void sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
   struct fw_vi *v = &fw->vi[vi];
-  for (uint32_t i = v->sq_done; i != v->sq_cons; i++) {
-    struct fw_sqslot *sl = &v->slot[i % HOSTIF_RING];
+  /*@ loop assigns i, v->slot[0 .. HOSTIF_RING - 1];
+      loop variant ring_dist(v->sq_cons, i); */
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i = ring_next(i)) {
+    struct fw_sqslot *sl = &v->slot[ring_slot(i)];
     if (!sl->await_ack) continue;
     sl->await_ack = false;
     if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
   }
-  fw->ack_watch &= ~(1u << vi);
+  fw->ack_watch &= ~vi_bit(vi);
   sq_retire(fw, vi);
 }
 
+/* The connection a VI entry describes (the remote VI's top bits do not fit; the product is
+ * the shift the compiler emits). */
+/*@ requires \valid_read(w);
+    assigns \nothing; */
 static uint32_t conn_key(const struct fw_vi_view *w) {
-  return w->state | (uint32_t)w->remote_node << 4 | (uint32_t)w->remote_vi << 20;
+  return w->state | (uint32_t)w->remote_node * 16u | (uint32_t)(w->remote_vi % 4096u) * 1048576u;
 }
 
 /* A new VI in the entry: what the firmware had of the old one is dropped, never reported
  * into the new one's rings (its messages still in the pipeline retire silently). */
+/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI;
+    assigns fw->vi[vi], fw->ack_watch, fw->ack_work; */
 static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   struct fw_vi *v = &fw->vi[vi];
+  /*@ loop invariant 0 <= i <= HOSTIF_RING;
+      loop assigns i, v->slot[0 .. HOSTIF_RING - 1];
+      loop variant HOSTIF_RING - i; */
   for (unsigned i = 0; i < HOSTIF_RING; i++) {
     v->slot[i].inflight = 0;
     v->slot[i].queued = false;
@@ -44,8 +75,8 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   v->gen = gen;
   v->sq_cons = v->sq_done = fw_rd32(fw, FW_RING_CONS(vi, sq));
   v->rq_done = fw_rd32(fw, FW_RING_DONE(vi, rq));
-  fw->ack_watch &= ~(1u << vi);
-  fw->ack_work &= ~(1u << vi);
+  fw->ack_watch &= ~vi_bit(vi);
+  fw->ack_work &= ~vi_bit(vi);
 }
 
 void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
@@ -57,7 +88,7 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
     v->conn_key = key;
     v->tx_seq = 0;
     v->rx_active = false;
-    if (fw->ack_watch & (1u << vi)) sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
+    if (fw->ack_watch & vi_bit(vi)) sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
   }
   /* Rings re-initialised by the host (a new VI in this entry): adopt them when idle. */
   uint32_t sc = fw_rd32(fw, FW_RING_CONS(vi, sq)), sd = fw_rd32(fw, FW_RING_DONE(vi, sq));
@@ -73,10 +104,20 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   }
 }
 
-/* Publishes the completions that are ready, in ring order. */
+/* Publishes the completions that are ready, in ring order: sq_done moves forward one index at
+ * a time, and never past sq_cons. */
+/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI;
+    assigns fw->vi[vi].sq_done, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1];
+    ensures ring_dist(fw->vi[vi].sq_cons, fw->vi[vi].sq_done) +
+            ring_dist(fw->vi[vi].sq_done, \old(fw->vi[vi].sq_done)) ==
+            ring_dist(fw->vi[vi].sq_cons, \old(fw->vi[vi].sq_done)); */
 static void sq_retire(struct fw *fw, unsigned vi) {
   struct fw_vi *v = &fw->vi[vi];
   bool any = false;
+  /*@ loop invariant ring_dist(v->sq_cons, v->sq_done) + ring_dist(v->sq_done, \at(fw->vi[vi].sq_done, Pre)) ==
+                     ring_dist(v->sq_cons, \at(fw->vi[vi].sq_done, Pre));
+      loop assigns any, v->sq_done, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1];
+      loop variant ring_dist(v->sq_cons, v->sq_done); */
   while (ring_nonempty(v->sq_cons, v->sq_done)) {
     struct fw_sqslot *sl = &v->slot[ring_slot(v->sq_done)];
     if (!sl->queued || sl->inflight || sl->await_ack) break;
@@ -87,15 +128,25 @@ static void sq_retire(struct fw *fw, unsigned vi) {
     fw_wr32(fw, FW_RING_DONE(vi, sq), v->sq_done);
     any = true;
   }
-  if (any) fwb_signal_host(fw->board, HOSTIF_SIG_VI(vi));
+  if (any) fwb_signal_host(fw->board, vi_bit(vi)); /* HOSTIF_SIG_VI(vi) */
 }
 
+/*@ requires fw_ok(fw);
+    assigns fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors; */
 static void count_error(struct fw *fw, uint32_t st) {
-  if (st == HOSTIF_ST_PROTECTION) fw_ctr(fw)->protection_errors++;
-  if (st == HOSTIF_ST_FORMAT) fw_ctr(fw)->format_errors++;
+  if (st == HOSTIF_ST_PROTECTION) fw_count64v(&fw_ctr(fw)->protection_errors);
+  if (st == HOSTIF_ST_FORMAT) fw_count64v(&fw_ctr(fw)->format_errors);
 }
 
 /* Ends the descriptor being split with status st (after the messages already queued). */
+/*@ requires fw_ok(fw) && vi < HOSTIF_NVI;
+    assigns fw->vi[vi].have, fw->vi[vi].slot[0 .. HOSTIF_RING - 1], fw->vi[vi].sq_done,
+            fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1],
+            fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
+    ensures fw_ok(fw) && !fw->vi[vi].have;
+    ensures ring_dist(fw->vi[vi].sq_cons, fw->vi[vi].sq_done) +
+            ring_dist(fw->vi[vi].sq_done, \old(fw->vi[vi].sq_done)) ==
+            ring_dist(fw->vi[vi].sq_cons, \old(fw->vi[vi].sq_done)); */
 static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
   struct fw_vi *v = &fw->vi[vi];
   struct fw_sqslot *sl = &v->slot[ring_slot(ring_prev(v->sq_cons))];
@@ -104,9 +155,25 @@ static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
   if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
   count_error(fw, st);
   sq_retire(fw, vi);
+  //@ assert datapath_INV((&fw->dp));
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
 }
 
-/* Fetches the next descriptor of a VI if none is being split. false: nothing to fetch. */
+/* Fetches the next descriptor of a VI if none is being split. false: nothing to fetch. It
+ * takes slot sq_cons only when ring_may_produce(sq_cons, sq_done): no descriptor of
+ * [sq_done, sq_cons), not yet completed, has the same slot. */
+/*@ requires fw_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
+    assigns fw->vi[vi], fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1],
+            fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
+    ensures fw_ok(fw);
+    ensures !\result ==> fw->vi[vi].sq_cons == \old(fw->vi[vi].sq_cons);
+    ensures \result ==> fw->vi[vi].sq_cons == ring_add(\old(fw->vi[vi].sq_cons), 1) &&
+      ring_dist(\old(fw->vi[vi].sq_cons), \old(fw->vi[vi].sq_done)) < HOSTIF_RING &&
+      \forall integer k; 0 <= k < ring_dist(\old(fw->vi[vi].sq_cons), \old(fw->vi[vi].sq_done)) ==>
+        ring_slot_of(ring_add(\old(fw->vi[vi].sq_done), k)) != ring_slot_of(\old(fw->vi[vi].sq_cons)); */
 static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, sq));
@@ -114,7 +181,7 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   if (!ring_nonempty(prod, v->sq_cons)) return false;
   if (!ring_may_produce(v->sq_cons, v->sq_done)) return false; /* every slot awaits completion */
   uint32_t at = FW_SLOT_ADDR(vi, sq, v->sq_cons);
-  fw_sram_in(fw, &v->desc, at, (uint32_t)offsetof(struct hostif_desc, status));
+  fw_desc_in(fw, &v->desc, at);
   struct fw_sqslot *sl = &v->slot[ring_slot(v->sq_cons)];
   sl->inflight = 0;
   sl->queued = false;
@@ -125,19 +192,63 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   fw_wr32(fw, FW_RING_CONS(vi, sq), v->sq_cons);
   v->have = true;
   v->off = 0;
+  //@ assert datapath_INV((&fw->dp));
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert fw_ok(fw);
   uint32_t st = fw_check_desc(fw, &v->desc, w->ptag, true);
   if (st == HOSTIF_ST_DONE && w->state != HOSTIF_VI_CONNECTED) st = HOSTIF_ST_DISCONNECTED;
   if (st != HOSTIF_ST_DONE) sq_abort(fw, vi, st);
   return true;
 }
 
-/* Queues the next message of the descriptor being split. */
+/* Whether the descriptor being split is one fw_check_desc accepts, with off inside it. Always
+ * true (sq_fetch keeps only accepted descriptors, sq_emit keeps off <= length); checked since
+ * the proofs assume nothing of the state between two pumps beyond fw_ok. */
+/*@ requires \valid_read(d);
+    assigns \nothing;
+    ensures \result ==> fw_desc_ok(d) && off <= d->length; */
+static bool desc_sane(const struct hostif_desc *d, uint32_t off) {
+  if (d->nseg > HOSTIF_MAXSEG || d->length > HOSTIF_MAX_XFER || off > d->length) return false;
+  if (d->op == HOSTIF_OP_RDMA_WRITE && d->length > UINT64_MAX - d->rdma_addr) return false;
+  uint32_t total = 0;
+  /*@ loop invariant 0 <= i <= d->nseg && total == fw_seg_sum(d, i) && total <= d->length;
+      loop invariant \forall integer j; 0 <= j <= i ==> fw_seg_sum(d, j) <= total;
+      loop invariant \forall integer j; 0 <= j < i ==>
+        d->seg[j].addr + d->seg[j].len <= 18446744073709551615;
+      loop assigns i, total;
+      loop variant d->nseg - i; */
+  for (unsigned i = 0; i < d->nseg; i++) {
+    if (d->seg[i].len > d->length - total || d->seg[i].len > UINT64_MAX - d->seg[i].addr)
+      return false;
+    total += d->seg[i].len;
+  }
+  return total == d->length;
+}
+
+/* Queues the next message of the descriptor being split (the caller raises `doorbell`). */
+/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
+    requires fw_desc_ok(&fw->vi[vi].desc) && fw->vi[vi].off <= fw->vi[vi].desc.length;
+    requires datapath_INV((&fw->dp)) && fw_bounds(fw);
+    assigns fw->txq[fw->tx_head % FW_TXQ], fw->tx_head, fw->vi[vi].tx_seq, fw->vi[vi].off,
+            fw->vi[vi].have, fw->vi[vi].slot[0 .. HOSTIF_RING - 1], fw->ack_watch;
+    ensures fw->tx_head == ring_add(\old(fw->tx_head), 1);
+    // the frame of fw_ok, proved here where the writes are known fields
+    ensures datapath_INV((&fw->dp));
+    ensures -1 <= fw->rx_cur < FW_NRBUF;
+    ensures \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+    ensures \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+    ensures \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ; */
 static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   const struct hostif_desc *d = &v->desc;
   uint32_t left = d->length - v->off;
   uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
   struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
+  /* first: fw_desc_ok(d) is then the precondition itself, before any write to the state */
+  e->npiece = (uint8_t)fw_desc_pieces(d, v->off, plen, e->piece, HOSTIF_MAXSEG);
   e->vi = (uint8_t)vi;
   e->slot = (uint8_t)ring_slot(ring_prev(v->sq_cons));
   e->status = HOSTIF_ST_DONE;
@@ -146,7 +257,6 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   e->stage = FW_LOCAL_SLOTS;
   e->gen = v->gen;
   e->sum = 0;
-  e->npiece = (uint8_t)fw_desc_pieces(d, v->off, plen, e->piece, HOSTIF_MAXSEG);
   struct fw_wire_hdr *h = &e->hdr;
   h->type = d->op == HOSTIF_OP_SEND ? FW_WIRE_DATA : FW_WIRE_RDMA_WRITE;
   h->flags = (uint16_t)((v->off == 0 ? FW_WIRE_F_FIRST : 0) |
@@ -156,7 +266,8 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   h->dst_node = w->remote_node;
   h->src_vi = (uint16_t)vi;
   h->dst_vi = w->remote_vi;
-  h->seq = v->tx_seq++;
+  h->seq = v->tx_seq;
+  v->tx_seq = ring_next(v->tx_seq); /* free-running, like the ring indices */
   h->ack = 0;
   h->len = plen;
   h->imm = (d->flags & HOSTIF_F_IMMEDIATE) ? d->imm : 0;
@@ -168,66 +279,112 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
     h->flags |= FW_WIRE_F_ACKREQ;
     v->slot[e->slot].await_ack = true;
     v->slot[e->slot].last_seq = h->seq;
-    fw->ack_watch |= 1u << vi;
+    fw->ack_watch |= vi_bit(vi);
   }
-  fw->tx_head++;
+  fw->tx_head = ring_next(fw->tx_head);
   v->slot[e->slot].inflight++;
   v->off += plen;
   if (v->off == d->length) {
     v->have = false;
     v->slot[e->slot].queued = true;
   }
-  if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw_count32(&fw->faults);
 }
 
 /* One step of work for a VI: false when it has nothing more to do. */
+/*@ requires fw_ok(fw) && vi < HOSTIF_NVI;
+    assigns fw->vi[vi], fw->ack_watch, fw->ack_work, fw->txq[0 .. FW_TXQ - 1], fw->tx_head,
+            fw->dp.pending[datapath_EV_doorbell], fw->dp.overflow[datapath_EV_doorbell],
+            fw->faults, fw->fault_n[0 .. HOSTIF_FAULT_N - 1], fw->fault_last, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1],
+            fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
+    ensures fw_ok(fw); */
 static bool sq_step(struct fw *fw, unsigned vi) {
   struct fw_vi *v = &fw->vi[vi];
   struct fw_vi_view w;
   fw_vi_sync(fw, vi, &w);
+  //@ assert datapath_INV((&fw->dp));
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert fw_ok(fw);
   if (!v->have && !sq_fetch(fw, vi, &w)) return false;
   if (!v->have) return true; /* fetched, and it failed validation */
   if (w.state != HOSTIF_VI_CONNECTED) {
     sq_abort(fw, vi, HOSTIF_ST_DISCONNECTED);
     return true;
   }
+  if (!desc_sane(&v->desc, v->off)) { /* never: see desc_sane */
+    fw_fault(fw, HOSTIF_FAULT_SQ_DESC_INSANE);
+    sq_abort(fw, vi, HOSTIF_ST_FORMAT);
+    return true;
+  }
   sq_emit(fw, vi, &w);
+  if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw_fault(fw, HOSTIF_FAULT_RAISE_DOORBELL_SQ);
+  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert fw_ok(fw);
   return true;
 }
 
 void fw_sq_doorbell(struct fw *fw, unsigned vi) {
   if (vi == 0 || vi >= HOSTIF_NVI) return;
-  fw->sq_work |= 1u << vi;
+  fw->sq_work |= vi_bit(vi);
 }
 
 /* A connection with sends awaiting acknowledgement is watched, so that one broken by nicd
  * (peer gone) completes them. */
+/*@ requires fw_ok(fw);
+    assigns fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work,
+            fw->sram[HOSTIF_VI_ADDR(1) .. HOSTIF_VI_ADDR(HOSTIF_NVI) - 1];
+    ensures fw_ok(fw); */
 static void sq_watch(struct fw *fw) {
+  /*@ loop invariant 1 <= vi <= HOSTIF_NVI && fw_ok(fw);
+      loop assigns vi, fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work,
+                   fw->sram[HOSTIF_VI_ADDR(1) .. HOSTIF_VI_ADDR(HOSTIF_NVI) - 1];
+      loop variant HOSTIF_NVI - vi; */
   for (unsigned vi = 1; vi < HOSTIF_NVI && fw->ack_watch; vi++)
-    if (fw->ack_watch & (1u << vi)) {
+    if (fw->ack_watch & vi_bit(vi)) {
       struct fw_vi_view w;
       fw_vi_sync(fw, vi, &w);
+      //@ assert datapath_INV((&fw->dp));
+      //@ assert -1 <= fw->rx_cur < FW_NRBUF;
+      //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
+      //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
+      //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+      //@ assert fw_ok(fw);
     }
 }
 
+/* tx_head and tx_done are free-running: ring_count is the number of queued messages. The
+ * round-robin start sq_rr % HOSTIF_NVI gives the same VI as sq_rr + i would (2^32 is a
+ * multiple of HOSTIF_NVI) without the wrap. No loop variant for the outer loop: it runs while
+ * hosts post descriptors that fail at once (each completes, freeing its slot). */
 void fw_sq_pump(struct fw *fw) {
   fw_ack_pump(fw);
   sq_watch(fw);
-  while (fw->sq_work && fw->tx_head - fw->tx_done < FW_TXQ) {
-    for (unsigned i = 0; i < HOSTIF_NVI && fw->tx_head - fw->tx_done < FW_TXQ; i++) {
-      unsigned vi = (fw->sq_rr + i) % HOSTIF_NVI;
-      if (!(fw->sq_work & (1u << vi))) continue;
-      if (!sq_step(fw, vi)) fw->sq_work &= ~(1u << vi);
+  /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
+      loop assigns *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1], *fw_counters(\at(fw->sram, Pre)); */
+  while (fw->sq_work && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ) {
+    /*@ loop invariant 0 <= i <= HOSTIF_NVI && fw_ok(fw) && fw_same{Pre, Here}(fw);
+        loop assigns i, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1],
+                     *fw_counters(\at(fw->sram, Pre));
+        loop variant HOSTIF_NVI - i; */
+    for (unsigned i = 0; i < HOSTIF_NVI && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ; i++) {
+      unsigned vi = (fw->sq_rr % HOSTIF_NVI + i) % HOSTIF_NVI;
+      if (!(fw->sq_work & vi_bit(vi))) continue;
+      if (!sq_step(fw, vi)) fw->sq_work &= ~vi_bit(vi);
     }
-    fw->sq_rr = (fw->sq_rr + 1) % HOSTIF_NVI;
+    fw->sq_rr = (fw->sq_rr % HOSTIF_NVI + 1) % HOSTIF_NVI;
   }
 }
 
 void fw_sq_msg_done(struct fw *fw, struct fw_txe *e) {
   struct fw_vi *v = &fw->vi[e->vi];
   struct fw_sqslot *sl = &v->slot[e->slot];
-  fw_ctr(fw)->tx_msgs++;
-  fw_ctr(fw)->tx_bytes += e->hdr.len;
+  fw_count64v(&fw_ctr(fw)->tx_msgs);
+  fw_ctr_add(&fw_ctr(fw)->tx_bytes, e->hdr.len);
   if (e->gen != v->gen) return; /* its VI is gone */
   if (sl->inflight) sl->inflight--;
   if (e->status != HOSTIF_ST_DONE && sl->status == HOSTIF_ST_DONE) {
@@ -244,8 +401,8 @@ static bool seq_le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
 void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq) {
   struct fw_vi *v = &fw->vi[vi];
   bool waiting = false;
-  for (uint32_t i = v->sq_done; i != v->sq_cons; i++) {
-    struct fw_sqslot *sl = &v->slot[i % HOSTIF_RING];
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i = ring_next(i)) {
+    struct fw_sqslot *sl = &v->slot[ring_slot(i)];
     if (sl->await_ack && seq_le(sl->last_seq, seq)) sl->await_ack = false;
     waiting |= sl->await_ack;
   }
@@ -256,8 +413,8 @@ void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq) {
 void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st) {
   struct fw_vi *v = &fw->vi[vi];
   bool hit = false;
-  for (uint32_t i = v->sq_done; i != v->sq_cons; i++) {
-    struct fw_sqslot *sl = &v->slot[i % HOSTIF_RING];
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i = ring_next(i)) {
+    struct fw_sqslot *sl = &v->slot[ring_slot(i)];
     bool before = sl->await_ack && (int32_t)(sl->last_seq - seq) < 0;
     sl->await_ack = false;
     if (before || sl->status != HOSTIF_ST_DONE) continue; /* arrived whole (FIFO), or failed here */

@@ -11,6 +11,8 @@ struct fw_vi_view {
   uint16_t remote_node, remote_vi;
 };
 
+/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI && \valid(w);
+    assigns *w; */
 static inline void fw_vi_read(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   w->state = fw_rd32(fw, FW_VI_FIELD(vi, state));
   fw_acquire();
@@ -21,7 +23,12 @@ static inline void fw_vi_read(struct fw *fw, unsigned vi, struct fw_vi_view *w) 
   w->remote_vi = fw_rd16(fw, FW_VI_FIELD(vi, remote_vi));
 }
 
-/* Reads the entry and resets what belonged to an earlier connection or incarnation. */
+/* Reads the entry and resets what belonged to an earlier connection or incarnation. Writes
+ * only the VI's private state and its own SRAM entry (completions of sends whose
+ * acknowledgement can no longer come, ring indices it adopts). */
+/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI && \valid(w) && \separated(w, fw);
+    assigns fw->vi[vi], fw->ack_watch, fw->ack_work, *w,
+            fw->sram[HOSTIF_VI_ADDR(vi) .. HOSTIF_VI_ADDR(vi) + sizeof(struct hostif_vi) - 1]; */
 void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w);
 
 #endif

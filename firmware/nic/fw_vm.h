@@ -158,6 +158,7 @@ struct fw_vm {
 struct fw;
 struct fw_rxi;
 struct fw_wire_hdr;
+struct fw_wire_panic;
 
 /* fw_vm_prog.c */
 void fw_vm_init(struct fw *fw);
@@ -188,28 +189,18 @@ bool fw_vm_route(struct fw *fw, uint32_t hi, uint32_t lo, uint16_t *node);
 void fw_vm_classify(struct fw *fw, struct fw_rxi *ri);
 /* A received PANIC packet is complete in receive buffer buf (fw_rq.c). */
 void fw_vm_rx(struct fw *fw, unsigned buf);
-/* A PANIC packet's header fields (WIRE.md): where it goes, its kind (FW_VM_PKT_*), and the
- * fields whose meaning depends on the kind. */
-struct fw_vm_pkt {
-  uint16_t node, kind;
-  uint32_t a, b;                      /* rdma_handle, imm */
-  uint64_t c;                         /* rdma_addr */
-  uint32_t off, total;                /* seq, ack */
-};
-/* Sends a PANIC packet with len bytes of payload (copied now): false if the send queue is full. */
-bool fw_vm_tx(struct fw *fw, const struct fw_vm_pkt *k, const uint8_t *payload, uint32_t len);
+/* Sends PANIC packet k (fw_wire.h's view) with its k->len bytes of payload (copied now):
+ * false if the send queue is full. */
+bool fw_vm_tx(struct fw *fw, const struct fw_wire_panic *k, const uint8_t *payload);
 
 /* The program's SEND in fw->vm.send (routed): over the wire, or for this node straight into
  * the activation queue. false (counted) if the send queue is full. */
 bool fw_vm_send_msg(struct fw *fw);
 
-/* Kinds of PANIC packets (the header's dst_vi field; WIRE.md). */
-enum { FW_VM_PKT_MSG = 0, FW_VM_PKT_REQ = 1, FW_VM_PKT_REPLY = 2 };
-
 /* fw_vm_ctl.c (its event handlers fw_vm_doorbell, fw_vm_tick, fw_vm_pump: fw.h) */
-/* A control request or reply from a peer (header, payload in SRAM). */
-void fw_vm_ctl_request(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload);
-void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload);
+/* A control request or reply from a peer (its PANIC view, payload in SRAM). */
+void fw_vm_ctl_request(struct fw *fw, const struct fw_wire_panic *k, uint32_t payload);
+void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_panic *k, uint32_t payload);
 /* Completes the mailbox's command. */
 void fw_vm_cmd_done(struct fw *fw, uint32_t status, uint32_t result, uint32_t detail);
 

@@ -20,7 +20,7 @@ void fw_vm_cmd_done(struct fw *fw, uint32_t status, uint32_t result, uint32_t de
   fw_wr32(fw, DONE_AT(seq), v->cmd_seen);
   v->cmd_wait = false;
   v->remote.busy = false;
-  fw_ctr(fw)->panic.ctl_cmds++;
+  fw_count64v(&fw_ctr(fw)->panic.ctl_cmds);
   fwb_signal_host(fw->board, HOSTIF_SIG_PANIC);
 }
 
@@ -30,7 +30,7 @@ static uint32_t route(struct fw *fw, uint32_t lo, uint32_t hi, uint32_t node, bo
   for (unsigned i = 0; i < HOSTIF_PANIC_NROUTE; i++) {
     uint32_t at = PANIC_AT(route) + i * (uint32_t)sizeof(struct hostif_panic_route);
     struct hostif_panic_route r;
-    fw_sram_in(fw, &r, at, sizeof r);
+    fw_panic_route_in(fw, &r, at);
     if (!r.used) {
       if (free_at < 0) free_at = (int)i;
       continue;
@@ -38,13 +38,13 @@ static uint32_t route(struct fw *fw, uint32_t lo, uint32_t hi, uint32_t node, bo
     if (r.addr != addr) continue;
     if (remove) r.used = 0;
     r.node = node;
-    fw_sram_out(fw, at, &r, sizeof r);
+    fw_panic_route_out(fw, at, &r);
     return HOSTIF_PANIC_OK;
   }
   if (remove) return HOSTIF_PANIC_ENOENT;
   if (free_at < 0) return HOSTIF_PANIC_ENOSPC;
   struct hostif_panic_route r = {1, node, addr};
-  fw_sram_out(fw, PANIC_AT(route) + (uint32_t)free_at * (uint32_t)sizeof r, &r, sizeof r);
+  fw_panic_route_out(fw, PANIC_AT(route) + (uint32_t)free_at * (uint32_t)sizeof r, &r);
   return HOSTIF_PANIC_OK;
 }
 
@@ -54,9 +54,9 @@ static void forward_some(struct fw *fw) {
   struct fw_vm_remote *r = &fw->vm.remote;
   while (r->unsent) {
     uint32_t n = r->len - r->sent < FW_MAX_PAYLOAD ? r->len - r->sent : FW_MAX_PAYLOAD;
-    struct fw_vm_pkt k = {r->node, FW_VM_PKT_REQ, r->prog, r->op,
-                          (uint64_t)r->req << 32 | r->trigger, r->sent, r->len};
-    if (!fw_vm_tx(fw, &k, fw->sram + PANIC_AT(data) + r->sent, n))
+    struct fw_wire_panic k = {.peer = r->node, .kind = FW_WIRE_PANIC_REQ, .len = n,
+                              .req = {r->prog, r->op, r->req, r->trigger, r->sent, r->len}};
+    if (!fw_vm_tx(fw, &k, fw->sram + PANIC_AT(data) + r->sent))
       return;
     r->sent += n;
     r->unsent = r->sent < r->len;
@@ -87,7 +87,7 @@ static void forward(struct fw *fw, const struct hostif_panic_cmd *c) {
   r->unsent = true;
   r->deadline = fwb_clock_ns(fw->board) + HOSTIF_PANIC_REMOTE_MS * 1000000ull;
   fwb_timer_set(fw->board, FW_TIMER_VM, HOSTIF_PANIC_REMOTE_MS * 1000000ull);
-  fw_ctr(fw)->panic.ctl_remote++;
+  fw_count64v(&fw_ctr(fw)->panic.ctl_remote);
   forward_some(fw); /* what does not fit now, fw_vm_pump sends later */
 }
 
@@ -99,7 +99,7 @@ void fw_vm_doorbell(struct fw *fw) {
   if (seq == v->cmd_seen) return;
   v->cmd_seen = seq;
   struct hostif_panic_cmd c;
-  fw_sram_in(fw, &c, PANIC_AT(cmd), sizeof c); /* a snapshot */
+  fw_panic_cmd_in(fw, &c, PANIC_AT(cmd)); /* a snapshot */
   if (c.len > HOSTIF_PANIC_DATA_MAX) {
     fw_vm_cmd_done(fw, HOSTIF_PANIC_EINVAL, 0, 0);
     return;
@@ -137,30 +137,31 @@ void fw_vm_tick(struct fw *fw) {
     fwb_timer_set(fw->board, FW_TIMER_VM, r->deadline - fwb_clock_ns(fw->board));
     return;
   }
-  fw_ctr(fw)->panic.ctl_timeouts++;
+  fw_count64v(&fw_ctr(fw)->panic.ctl_timeouts);
   fw_vm_cmd_done(fw, HOSTIF_PANIC_ETIMEDOUT, 0, 0);
 }
 
-static void answer(struct fw *fw, const struct fw_wire_hdr *h, uint32_t st, uint32_t result,
+static void answer(struct fw *fw, const struct fw_wire_panic *q, uint32_t st, uint32_t result,
                    uint32_t detail, uint32_t list, uint32_t list_len) {
-  fw_ctr(fw)->panic.ctl_served++;
-  struct fw_vm_pkt k = {h->src_node, FW_VM_PKT_REPLY, result, st, h->rdma_addr >> 32, detail, 0};
-  if (!fw_vm_tx(fw, &k, fw->sram + list, list_len))
-    fw_ctr(fw)->panic.send_fail++; /* the asking NIC times out */
+  fw_count64v(&fw_ctr(fw)->panic.ctl_served);
+  struct fw_wire_panic k = {.peer = q->peer, .kind = FW_WIRE_PANIC_REPLY, .len = list_len,
+                            .reply = {result, st, q->req.req, detail}};
+  if (!fw_vm_tx(fw, &k, fw->sram + list))
+    fw_count64v(&fw_ctr(fw)->panic.send_fail); /* the asking NIC times out */
 }
 
 /* A piece of a module from a peer; the whole module is loaded once it is in. */
-static void remote_load(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload) {
+static void remote_load(struct fw *fw, const struct fw_wire_panic *h, uint32_t payload) {
   struct fw_vm_rimg *m = &fw->vm.rimg;
-  uint32_t req = (uint32_t)(h->rdma_addr >> 32), off = h->seq, total = h->ack;
+  uint32_t req = h->req.req, off = h->req.off, total = h->req.total;
   if (off == 0) {
     m->active = total > 0 && total <= HOSTIF_PANIC_DATA_MAX;
-    m->node = h->src_node;
+    m->node = h->peer;
     m->req = req;
     m->len = total;
     m->got = 0;
   }
-  if (!m->active || m->node != h->src_node || m->req != req || off != m->got ||
+  if (!m->active || m->node != h->peer || m->req != req || off != m->got ||
       total != m->len || h->len > m->len - m->got) {
     m->active = false;
     answer(fw, h, HOSTIF_PANIC_EINVAL, 0, 0, 0, 0);
@@ -173,40 +174,39 @@ static void remote_load(struct fw *fw, const struct fw_wire_hdr *h, uint32_t pay
   if (m->got < m->len) return;
   m->active = false;
   uint32_t err, eoff;
-  uint32_t st = fw_vm_load(fw, h->rdma_handle, FW_VM_RIMG, m->len, &err, &eoff);
+  uint32_t st = fw_vm_load(fw, h->req.prog, FW_VM_RIMG, m->len, &err, &eoff);
   answer(fw, h, st, err, eoff, 0, 0);
 }
 
-void fw_vm_ctl_request(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload) {
+void fw_vm_ctl_request(struct fw *fw, const struct fw_wire_panic *h, uint32_t payload) {
   struct fw_vm_act reply = {0};
   reply.reply = FW_VM_REPLY_PEER;
-  reply.peer = h->src_node;
-  reply.req = (uint32_t)(h->rdma_addr >> 32);
+  reply.peer = h->peer;
+  reply.req = h->req.req;
   uint32_t st;
-  switch (h->imm) {
+  switch (h->req.op) {
   case HOSTIF_PANIC_LOAD: remote_load(fw, h, payload); return;
-  case HOSTIF_PANIC_UNLOAD: answer(fw, h, fw_vm_unload(fw, h->rdma_handle), 0, 0, 0, 0); return;
+  case HOSTIF_PANIC_UNLOAD: answer(fw, h, fw_vm_unload(fw, h->req.prog), 0, 0, 0, 0); return;
   case HOSTIF_PANIC_LIST: {
     uint32_t n = fw_vm_list(fw, FW_VM_LIST);
     answer(fw, h, HOSTIF_PANIC_OK, 0, n, FW_VM_LIST, n * (uint32_t)sizeof(struct hostif_panic_prog));
     return;
   }
-  case HOSTIF_PANIC_RUN: st = fw_vm_queue(fw, h->rdma_handle, true, 0, 0, 0, &reply); break;
-  case HOSTIF_PANIC_SEND:
-    st = h->seq != 0 || h->ack != h->len
+  case HOSTIF_PANIC_RUN: st = fw_vm_queue(fw, h->req.prog, true, 0, 0, 0, &reply); break;
+  case HOSTIF_PANIC_SEND: /* the message in one packet */
+    st = h->req.off != 0 || h->req.total != h->len
              ? HOSTIF_PANIC_EINVAL
-             : fw_vm_queue(fw, h->rdma_handle, false, (uint32_t)h->rdma_addr, payload, h->len,
-                           &reply);
+             : fw_vm_queue(fw, h->req.prog, false, h->req.trig, payload, h->len, &reply);
     break;
   default: st = HOSTIF_PANIC_EINVAL; break;
   }
   if (st != HOSTIF_PANIC_OK) answer(fw, h, st, 0, 0, 0, 0);
-  else fw_ctr(fw)->panic.ctl_served++; /* answered when the handler has run */
+  else fw_count64v(&fw_ctr(fw)->panic.ctl_served); /* answered when the handler has run */
 }
 
-void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payload) {
+void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_panic *h, uint32_t payload) {
   struct fw_vm_remote *r = &fw->vm.remote;
-  if (!r->busy || h->src_node != r->node || (uint32_t)h->rdma_addr != r->req) return; /* late */
+  if (!r->busy || h->peer != r->node || h->reply.req != r->req) return; /* late */
   if (r->op == HOSTIF_PANIC_LIST) {
     uint32_t n = h->len / (uint32_t)sizeof(struct hostif_panic_prog);
     if (n > HOSTIF_PANIC_NPROG) n = HOSTIF_PANIC_NPROG;
@@ -214,5 +214,5 @@ void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_hdr *h, uint32_t payloa
     uint8_t *dst = fw->sram + DONE_AT(list);
     for (uint32_t i = 0; i < n * (uint32_t)sizeof(struct hostif_panic_prog); i++) dst[i] = src[i];
   }
-  fw_vm_cmd_done(fw, h->imm, h->rdma_handle, h->seq);
+  fw_vm_cmd_done(fw, h->reply.status, h->reply.result, h->reply.detail);
 }

@@ -93,7 +93,7 @@ uint32_t fw_vm_list(struct fw *fw, uint32_t list_addr) {
     e.aborts = pr->p.aborts;
     e.activations = pr->activations;
     for (unsigned k = 0; k < sizeof e.name && k < VM_NAME_LEN; k++) e.name[k] = pr->p.name[k];
-    fw_sram_out(fw, list_addr + n * (uint32_t)sizeof e, &e, sizeof e);
+    fw_panic_prog_out(fw, list_addr + n * (uint32_t)sizeof e, &e);
     n++;
   }
   return n;

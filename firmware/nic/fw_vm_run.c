@@ -12,7 +12,7 @@
 
 static void wake(struct fw *fw) {
   if (fw->dp.pending[datapath_EV_vm_wake] == 0 && !datapath_raise(&fw->dp, datapath_EV_vm_wake))
-    fw_count32(&fw->faults);
+    fw_fault(fw, HOSTIF_FAULT_RAISE_VM_WAKE);
 }
 
 uint32_t fw_vm_queue(struct fw *fw, uint32_t id, bool start, uint32_t trigger, uint32_t msg,
@@ -45,9 +45,10 @@ void fw_vm_answer(struct fw *fw, const struct fw_vm_act *a, uint32_t status, uin
   if (a->reply == FW_VM_REPLY_HOST) {
     if (fw->vm.cmd_wait) fw_vm_cmd_done(fw, status, result, 0);
   } else if (a->reply == FW_VM_REPLY_PEER) {
-    struct fw_vm_pkt k = {a->peer, FW_VM_PKT_REPLY, result, status, a->req, 0, 0};
-    if (!fw_vm_tx(fw, &k, NULL, 0))
-      fw_ctr(fw)->panic.send_fail++; /* the peer's command times out */
+    struct fw_wire_panic k = {.peer = a->peer, .kind = FW_WIRE_PANIC_REPLY,
+                              .reply = {.result = result, .status = status, .req = a->req}};
+    if (!fw_vm_tx(fw, &k, NULL))
+      fw_count64v(&fw_ctr(fw)->panic.send_fail); /* the peer's command times out */
   }
 }
 
@@ -76,17 +77,17 @@ static uint32_t judge(struct fw *fw, struct fw_vm_prog *pr, enum vm_result r) {
   switch (r) {
   case VM_R_AWAIT:
   case VM_R_STOP: pr->aborts_row = 0; return HOSTIF_PANIC_OK;
-  case VM_R_NO_TRIGGER: c->rx_drop_no_trigger++; return HOSTIF_PANIC_EINVAL;
-  case VM_R_NOT_READY: c->rx_drop_no_prog++; return HOSTIF_PANIC_ESTATE;
-  case VM_R_BUDGET: c->abort_budget++; break;
-  case VM_R_FAULT_BOUNDS: c->abort_bounds++; break;
-  case VM_R_FAULT_DIV: c->abort_div++; break;
-  case VM_R_FAULT_SERVICE: c->abort_service++; break;
-  default: c->abort_internal++; break;
+  case VM_R_NO_TRIGGER: fw_count64v(&c->rx_drop_no_trigger); return HOSTIF_PANIC_EINVAL;
+  case VM_R_NOT_READY: fw_count64v(&c->rx_drop_no_prog); return HOSTIF_PANIC_ESTATE;
+  case VM_R_BUDGET: fw_count64v(&c->abort_budget); break;
+  case VM_R_FAULT_BOUNDS: fw_count64v(&c->abort_bounds); break;
+  case VM_R_FAULT_DIV: fw_count64v(&c->abort_div); break;
+  case VM_R_FAULT_SERVICE: fw_count64v(&c->abort_service); break;
+  default: fw_count64v(&c->abort_internal); break;
   }
   if (++pr->aborts_row >= FW_VM_MAX_ABORTS && pr->p.state == VM_PS_WAITING) {
     pr->p.state = VM_PS_STOPPED;
-    c->killed++;
+    fw_count64v(&c->killed);
   }
   return HOSTIF_PANIC_EABORT;
 }
@@ -99,10 +100,11 @@ void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
     struct fw_vm_act a = v->q[i];
     struct fw_vm_prog *pr = head_prog(v);
     if (pr == NULL) {
-      fw_ctr(fw)->panic.rx_drop_no_prog++;
+      fw_count64v(&fw_ctr(fw)->panic.rx_drop_no_prog);
       fw_vm_answer(fw, &a, HOSTIF_PANIC_ENOENT, VM_R_NOT_READY);
     } else {
       volatile struct hostif_panic_counters *c = &fw_ctr(fw)->panic;
+      fwb_class(fw->board, FWB_CLASS_VM);
       v->dma_held = dma;
       v->dma_bytes = 0;
       v->cur_prog = pr->id;
@@ -113,16 +115,16 @@ void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
                                                FW_VM_BUDGET);
       v->dma_held = false;
       if (r != VM_R_NOT_READY && r != VM_R_NO_TRIGGER) {
-        c->activations++;
-        if (dma) c->dma_activations++;
-        c->instructions += pr->p.last_steps;
+        fw_count64v(&c->activations);
+        if (dma) fw_count64v(&c->dma_activations);
+        fw_ctr_add(&c->instructions, pr->p.last_steps);
         pr->activations++;
       }
       fw_vm_answer(fw, &a, judge(fw, pr, r), (uint32_t)r);
     }
     v->q_head++;
   } else {
-    fw_count32(&fw->faults); /* the machine runs only when vm_work said there was work */
+    fw_fault(fw, HOSTIF_FAULT_VM_NO_WORK); /* the machine runs only when vm_work said so */
   }
-  if (!datapath_raise(sys, done)) fw_count32(&fw->faults);
+  if (!datapath_raise(sys, done)) fw_fault(fw, HOSTIF_FAULT_RAISE_VM_DONE);
 }

@@ -37,7 +37,7 @@ bool fw_vm_route(struct fw *fw, uint32_t hi, uint32_t lo, uint16_t *node) {
 static int send_now(struct fw *fw) {
   struct fw_vm_send *q = &fw->vm.send;
   if (q->len > HOSTIF_PANIC_MSG_MAX || !fw_vm_route(fw, q->hi, q->lo, &q->node)) {
-    fw_ctr(fw)->panic.send_fail++;
+    fw_count64v(&fw_ctr(fw)->panic.send_fail);
     return 1;
   }
   return fw_vm_send_msg(fw) ? 0 : 1;
@@ -78,7 +78,7 @@ static int svc_dma(struct fw *fw, bool to_host, uint8_t *data, uint32_t len, uin
   if (!v->dma_held || seg >= HOSTIF_PANIC_NSEG) return -1;
   uint32_t at = PANIC_AT(seg) + seg * (uint32_t)sizeof(struct hostif_panic_seg);
   struct hostif_panic_seg s;
-  fw_sram_in(fw, &s, at, sizeof s); /* a snapshot: the host may change the entry */
+  fw_panic_seg_in(fw, &s, at); /* a snapshot: the host may change the entry */
   if (s.state != 1 || off > s.len || len > s.len - off) return -1;
   if (len > FW_VM_DMA_MAX - v->dma_bytes) return -1;
   if (to_host && (s.flags & HOSTIF_PANIC_SEG_SYNC) && !sync_ok(data, len, off)) return -1;
@@ -87,7 +87,7 @@ static int svc_dma(struct fw *fw, bool to_host, uint8_t *data, uint32_t len, uin
   if (host < s.addr ||
       fwb_region_check(fw->board, host, len, s.ptag, to_host ? FWB_ACC_WRITE : FWB_ACC_READ) !=
           FWB_REGION_OK) {
-    fw_ctr(fw)->protection_errors++;
+    fw_count64v(&fw_ctr(fw)->protection_errors);
     return -1;
   }
   struct fwb_hdma_desc d = {0};
@@ -97,7 +97,7 @@ static int svc_dma(struct fw *fw, bool to_host, uint8_t *data, uint32_t len, uin
   d.host_hi = (uint32_t)(host >> 32);
   d.host_lo = (uint32_t)host;
   d.ptag = s.ptag;
-  fw_sram_out(fw, FW_VM_CHAIN, &d, sizeof d);
+  fw_hdma_desc_out(fw, FW_VM_CHAIN, &d);
   if (fwb_hdma_start(fw->board, FW_CH_VM, FW_VM_CHAIN) != 0) return -1;
   int w = fwb_hdma_wait(fw->board, FW_CH_VM, FW_VM_DMA_NS);
   fwb_isr_clear(fw->board, FWB_ISR_WAKE(FW_CH_VM));
@@ -105,7 +105,7 @@ static int svc_dma(struct fw *fw, bool to_host, uint8_t *data, uint32_t len, uin
   fwb_hdma_status(fw->board, FW_CH_VM, &st);
   if (w != 0 || st.error != FWB_HDMA_DONE) return -1;
   v->dma_bytes += len;
-  fw_ctr(fw)->panic.dma_bytes += len;
+  fw_ctr_add(&fw_ctr(fw)->panic.dma_bytes, len);
   return 0;
 }
 
@@ -126,7 +126,7 @@ static void svc_display(void *ctx, int32_t value) {
   fw_acquire();
   if (head - tail >= HOSTIF_PANIC_DISPLAY) {
     fw_wr32(fw, PANIC_AT(display_drops), fw_rd32(fw, PANIC_AT(display_drops)) + 1);
-    fw_ctr(fw)->panic.display_drops++;
+    fw_count64v(&fw_ctr(fw)->panic.display_drops);
     return;
   }
   uint32_t e = PANIC_AT(display) + (head % HOSTIF_PANIC_DISPLAY) *

@@ -17,45 +17,36 @@ void fw_vm_classify(struct fw *fw, struct fw_rxi *ri) {
 static bool whole(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
   const struct fw_wire_hdr *h = &ri->hdr;
   if (!ri->complete_ok || h->dst_node != fw->node || h->src_node != ri->src) return false;
-  if (h->dst_vi > FW_VM_PKT_REPLY || h->src_vi != 0) return false;
+  if (h->dst_vi > FW_WIRE_PANIC_REPLY || h->src_vi != 0) return false;
   const uint8_t *p = fw->sram + FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN;
-  const uint8_t *t = p + h->len;
-  uint16_t csum = (uint16_t)((uint16_t)t[0] << 8 | t[1]);
-  return t[2] == 0 && t[3] == 0 && fw_csum_add(fw_csum(p, h->len), csum) == 0xffffu;
+  return fw_wire_trailer_ok(p + h->len, fw_csum(p, h->len));
 }
 
 void fw_vm_rx(struct fw *fw, unsigned buf) {
   const struct fw_rxi *ri = &fw->rxi[buf];
-  const struct fw_wire_hdr *h = &ri->hdr;
   volatile struct hostif_panic_counters *c = &fw_ctr(fw)->panic;
   if (!fw->vm.on || !whole(fw, buf, ri)) {
-    c->rx_drop_bad++;
+    fw_count64v(&c->rx_drop_bad);
     return;
   }
+  struct fw_wire_panic k;
+  fw_wire_panic_view(&ri->hdr, &k);
   uint32_t payload = FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN;
-  if (h->dst_vi == FW_VM_PKT_REQ) {
-    fw_vm_ctl_request(fw, h, payload);
-  } else if (h->dst_vi == FW_VM_PKT_REPLY) {
-    fw_vm_ctl_reply(fw, h, payload);
+  if (k.kind == FW_WIRE_PANIC_REQ) {
+    fw_vm_ctl_request(fw, &k, payload);
+  } else if (k.kind == FW_WIRE_PANIC_REPLY) {
+    fw_vm_ctl_reply(fw, &k, payload);
   } else {
-    c->rx_pkts++;
-    uint32_t st = fw_vm_queue(fw, h->rdma_handle, false, h->imm, payload, h->len, NULL);
-    if (st == HOSTIF_PANIC_EBUSY) c->rx_drop_full++;
-    else if (st != HOSTIF_PANIC_OK) c->rx_drop_no_prog++;
+    fw_count64v(&c->rx_pkts);
+    uint32_t st = fw_vm_queue(fw, k.msg.prog, false, k.msg.trig, payload, k.len, NULL);
+    if (st == HOSTIF_PANIC_EBUSY) fw_count64v(&c->rx_drop_full);
+    else if (st != HOSTIF_PANIC_OK) fw_count64v(&c->rx_drop_no_prog);
   }
 }
 
-bool fw_vm_tx(struct fw *fw, const struct fw_vm_pkt *k, const uint8_t *payload, uint32_t len) {
-  struct fw_wire_hdr h = {0};
-  h.type = FW_WIRE_PANIC;
-  h.dst_node = k->node;
-  h.dst_vi = k->kind;
-  h.rdma_handle = k->a;
-  h.imm = k->b;
-  h.rdma_addr = k->c;
-  h.seq = k->off;
-  h.ack = k->total;
-  h.len = len;
+bool fw_vm_tx(struct fw *fw, const struct fw_wire_panic *k, const uint8_t *payload) {
+  struct fw_wire_hdr h;
+  fw_wire_panic_hdr(k, &h);
   return fw_tx_local(fw, &h, payload);
 }
 
@@ -65,15 +56,16 @@ bool fw_vm_send_msg(struct fw *fw) {
   if (q->node == fw->node) { /* a program on this NIC: as if it had come back over the wire */
     uint32_t st = fw_vm_queue(fw, q->prog, false, q->trig, (uint32_t)(q->data - fw->sram), q->len,
                               NULL);
-    if (st == HOSTIF_PANIC_EBUSY) c->rx_drop_full++;
-    else if (st != HOSTIF_PANIC_OK) c->rx_drop_no_prog++;
+    if (st == HOSTIF_PANIC_EBUSY) fw_count64v(&c->rx_drop_full);
+    else if (st != HOSTIF_PANIC_OK) fw_count64v(&c->rx_drop_no_prog);
     return true;
   }
-  struct fw_vm_pkt k = {q->node, FW_VM_PKT_MSG, q->prog, q->trig, fw->vm.cur_prog, 0, q->len};
-  if (!fw_vm_tx(fw, &k, q->data, q->len)) {
-    c->send_fail++;
+  struct fw_wire_panic k = {.peer = q->node, .kind = FW_WIRE_PANIC_MSG, .len = q->len,
+                            .msg = {q->prog, q->trig, fw->vm.cur_prog}};
+  if (!fw_vm_tx(fw, &k, q->data)) {
+    fw_count64v(&c->send_fail);
     return false;
   }
-  c->tx_pkts++;
+  fw_count64v(&c->tx_pkts);
   return true;
 }

@@ -1,5 +1,5 @@
-/* fw_wire.c: encode and decode of the message header (hw/wire.h layout), and the Internet
- * checksum arithmetic the firmware needs. Freestanding. */
+/* fw_wire.c: the wire codec (WIRE.md): the message header, the payload trailer, the PANIC
+ * view of the header, and the Internet checksum arithmetic. Freestanding. */
 #include "fw_wire.h"
 
 /*@ requires \valid(p + (0 .. 1));
@@ -88,4 +88,76 @@ bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
   h->rdma_addr = (uint64_t)get32(in + 48) * 0x100000000u + get32(in + 52);
   if (h->msg_off > h->msg_len || h->len > h->msg_len - h->msg_off) return false;
   return true;
+}
+
+uint16_t fw_wire_trailer_word(uint16_t payload_sum, bool good) {
+  uint16_t w = (uint16_t)~payload_sum;
+  return good ? w : (uint16_t)(w + 1u);
+}
+
+void fw_wire_trailer_put(uint8_t *t, uint16_t payload_sum, bool good) {
+  put16(t, fw_wire_trailer_word(payload_sum, good));
+  t[2] = 0;
+  t[3] = 0;
+}
+
+bool fw_wire_trailer_ok(const uint8_t *t, uint16_t payload_sum) {
+  return t[2] == 0 && t[3] == 0 && fw_csum_add(payload_sum, get16(t)) == 0xffffu;
+}
+
+void fw_wire_panic_hdr(const struct fw_wire_panic *p, struct fw_wire_hdr *h) {
+  h->type = FW_WIRE_PANIC;
+  h->flags = 0;
+  h->src_node = 0;
+  h->dst_node = p->peer;
+  h->src_vi = 0;
+  h->dst_vi = p->kind;
+  h->len = p->len;
+  h->msg_off = 0;
+  h->msg_len = 0;
+  h->seq = 0;
+  h->ack = 0;
+  h->imm = 0;
+  h->rdma_handle = 0;
+  h->rdma_addr = 0;
+  if (p->kind == FW_WIRE_PANIC_MSG) {
+    h->rdma_handle = p->msg.prog;
+    h->imm = p->msg.trig;
+    h->rdma_addr = p->msg.from;
+    h->ack = p->len;
+  } else if (p->kind == FW_WIRE_PANIC_REQ) {
+    h->rdma_handle = p->req.prog;
+    h->imm = p->req.op;
+    h->rdma_addr = (uint64_t)p->req.req * 0x100000000u + p->req.trig;
+    h->seq = p->req.off;
+    h->ack = p->req.total;
+  } else if (p->kind == FW_WIRE_PANIC_REPLY) {
+    h->rdma_handle = p->reply.result;
+    h->imm = p->reply.status;
+    h->rdma_addr = p->reply.req;
+    h->seq = p->reply.detail;
+  }
+}
+
+void fw_wire_panic_view(const struct fw_wire_hdr *h, struct fw_wire_panic *p) {
+  p->peer = h->src_node;
+  p->kind = h->dst_vi;
+  p->len = h->len;
+  if (h->dst_vi == FW_WIRE_PANIC_MSG) {
+    p->msg.prog = h->rdma_handle;
+    p->msg.trig = h->imm;
+    p->msg.from = (uint32_t)h->rdma_addr;
+  } else if (h->dst_vi == FW_WIRE_PANIC_REQ) {
+    p->req.prog = h->rdma_handle;
+    p->req.op = h->imm;
+    p->req.req = (uint32_t)(h->rdma_addr / 0x100000000u);
+    p->req.trig = (uint32_t)h->rdma_addr;
+    p->req.off = h->seq;
+    p->req.total = h->ack;
+  } else if (h->dst_vi == FW_WIRE_PANIC_REPLY) {
+    p->reply.result = h->rdma_handle;
+    p->reply.status = h->imm;
+    p->reply.req = (uint32_t)h->rdma_addr;
+    p->reply.detail = h->seq;
+  }
 }

@@ -1,7 +1,7 @@
-/* fw_wire.h: the firmware's message header, in the layout of hw/wire.h (WIRE-FORMAT.md,
- * section 2): 56 bytes, network byte order. The firmware's own codec, freestanding (hw/wire.c
- * is hosted); tests check that the two agree. How the firmware uses it (checksum trailer,
- * splitting, types) is in firmware/nic/WIRE.md. */
+/* fw_wire.h: the wire codec (firmware/nic/WIRE.md, the one description of the wire): the
+ * 56-byte message header in network byte order with its own checksum, the payload trailer,
+ * and the PANIC packets' view of the header. Freestanding; the firmware, nicd's tests and the
+ * fuzz target (fuzz_wire) all use this code. */
 #ifndef FW_WIRE_H
 #define FW_WIRE_H
 
@@ -34,6 +34,26 @@ struct fw_wire_hdr {
   uint64_t rdma_addr;
 };
 
+/* After the payload: its Internet checksum (complemented, big-endian), then 2 zero bytes. */
+#define FW_WIRE_TRAILER_LEN 4u
+
+/* PANIC packets (type FW_WIRE_PANIC) carry the PANIC VM's messages in the same header:
+ * dst_vi says the kind, src_vi is 0, and the other fields mean what the kind says. This view
+ * names them; fw_wire_panic_hdr and fw_wire_panic_view are the only code that knows which
+ * header field carries which (the table in WIRE.md, "PANIC packets"). */
+enum fw_wire_panic_kind { FW_WIRE_PANIC_MSG = 0, FW_WIRE_PANIC_REQ = 1, FW_WIRE_PANIC_REPLY = 2 };
+
+struct fw_wire_panic {
+  uint16_t peer;   /* the other node: destination when sent, source when received */
+  uint16_t kind;   /* FW_WIRE_PANIC_* */
+  uint32_t len;    /* payload bytes */
+  union {
+    struct { uint32_t prog, trig, from; } msg;                 /* to a program's trigger */
+    struct { uint32_t prog, op, req, trig, off, total; } req;  /* a peer host's control request */
+    struct { uint32_t result, status, req, detail; } reply;    /* the answer to request `req` */
+  };
+};
+
 /* ACSL (proofs/modules.conf, module fw-wire): no access outside the 56 header bytes for any
  * input; a decoded header keeps msg_off + len within msg_len; the checksum arithmetic. */
 /*@ logic integer fw_csum_fold(integer s) = s > 0xffff ? s - 0xffff : s; */
@@ -51,6 +71,31 @@ void fw_wire_encode(uint8_t *out, const struct fw_wire_hdr *h);
     ensures \result ==> 1 <= h->type <= FW_WIRE_TYPE_MAX;
     ensures \result ==> h->msg_off <= h->msg_len && h->msg_off + h->len <= h->msg_len; */
 bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h);
+
+/* The trailer's checksum word for a payload whose sum is payload_sum; when the payload is not
+ * good (it could not be fetched), a word that can never check (the sum folds to 1, not 0xffff). */
+/*@ assigns \nothing; */
+uint16_t fw_wire_trailer_word(uint16_t payload_sum, bool good);
+/* Writes the trailer: that word big-endian, then 2 zero bytes. */
+/*@ requires \valid(t + (0 .. FW_WIRE_TRAILER_LEN - 1));
+    assigns t[0 .. FW_WIRE_TRAILER_LEN - 1]; */
+void fw_wire_trailer_put(uint8_t *t, uint16_t payload_sum, bool good);
+/* Whether the trailer at t checks against the payload's sum. */
+/*@ requires \valid_read(t + (0 .. FW_WIRE_TRAILER_LEN - 1));
+    assigns \nothing; */
+bool fw_wire_trailer_ok(const uint8_t *t, uint16_t payload_sum);
+
+/* The header of PANIC packet p (the caller fills src_node). */
+/*@ requires \valid_read(p) && \valid(h) && \separated(p, h);
+    assigns *h;
+    ensures h->type == FW_WIRE_PANIC && h->dst_node == p->peer && h->dst_vi == p->kind;
+    ensures h->len == p->len && h->src_vi == 0; */
+void fw_wire_panic_hdr(const struct fw_wire_panic *p, struct fw_wire_hdr *h);
+/* The PANIC view of a received header (peer = its source). */
+/*@ requires \valid_read(h) && \valid(p) && \separated(p, h);
+    assigns *p;
+    ensures p->peer == h->src_node && p->kind == h->dst_vi && p->len == h->len; */
+void fw_wire_panic_view(const struct fw_wire_hdr *h, struct fw_wire_panic *p);
 
 /* Ones'-complement sum (not complemented, folded) of a byte string, big-endian words. */
 /*@ requires \valid_read(p + (0 .. len - 1));

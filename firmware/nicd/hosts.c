@@ -1,15 +1,27 @@
-/* hosts.c: the name service file behind VipNSGetHostByName (CONNECT.md): lines
- * "<name> <node>", '#' comments; nicd writes a default one if there is none. */
+/* hosts.c: the name service file behind VipNSGetHostByName (format and parser: iface/naming.h,
+ * iface/README.md); nicd writes a default one if there is none, and reports a malformed one. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "naming.h"
 #include "nicd.h"
 
+/* Prints the first error of the hosts file (file:line:col), if any. */
+static void hosts_check(const char *path) {
+  struct naming_hosts h;
+  char err[NAMING_ERR_LEN];
+  if (naming_hosts_load(path, &h, err, sizeof err) != 0) fprintf(stderr, "nicd: %s\n", err);
+  naming_hosts_free(&h);
+}
+
 int hosts_write_default(const char *path, unsigned nnics) {
-  if (access(path, F_OK) == 0) return 0;
+  if (access(path, F_OK) == 0) {
+    hosts_check(path);
+    return 0;
+  }
   FILE *f = fopen(path, "w");
   if (!f) return -1;
   fprintf(f, "# VIA name service: <name> <node>. Written by nicd; edit freely.\nlocalhost 0\n");
@@ -18,17 +30,13 @@ int hosts_write_default(const char *path, unsigned nnics) {
 }
 
 int hosts_resolve(const char *path, const char *name) {
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  char line[256];
-  int node = -1;
-  while (node < 0 && fgets(line, sizeof line, f)) {
-    char *hash = strchr(line, '#');
-    if (hash) *hash = 0;
-    char n[128];
-    int v;
-    if (sscanf(line, "%127s %d", n, &v) == 2 && strcmp(n, name) == 0 && v >= 0) node = v;
+  struct naming_hosts h;
+  char err[NAMING_ERR_LEN];
+  if (naming_hosts_load(path, &h, err, sizeof err) != 0) {
+    fprintf(stderr, "nicd: %s\n", err);
+    return -1;
   }
-  fclose(f);
+  int node = naming_by_name(&h, name, 0);
+  naming_hosts_free(&h);
   return node;
 }

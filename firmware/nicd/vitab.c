@@ -3,6 +3,8 @@
  * firmware reads an entry afresh for every message, so it sees a connection change at once. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "nicd.h"
 
@@ -30,8 +32,10 @@ int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned v
 
 static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
   struct hostif_vi *p = vitab_vi(d, v->remote_node, v->remote_vi);
-  if (p && ld(&p->state) == HOSTIF_VI_CONNECTED && p->remote_node == node && p->remote_vi == vi)
+  if (p && ld(&p->state) == HOSTIF_VI_CONNECTED && p->remote_node == node && p->remote_vi == vi) {
     st(&p->state, HOSTIF_VI_ERROR);
+    nic_signal_host(d->nic[v->remote_node], HOSTIF_SIG_VI(v->remote_vi));   /* waiters look now */
+  }
 }
 
 void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {
@@ -41,6 +45,21 @@ void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {
   if (ld(&v->state) != HOSTIF_VI_FREE) st(&v->state, HOSTIF_VI_IDLE);
 }
 
+/* The owner is gone: no such process, or a zombie its parent has not reaped yet (it can
+ * never use the VI again). */
+static bool owner_gone(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  char path[48], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *paren = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold spaces */
+  return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
 void vitab_reap(struct nicd *d) {
   for (unsigned n = 0; n < d->n; n++)
     for (unsigned i = 1; i < HOSTIF_NVI; i++) {
@@ -48,7 +67,7 @@ void vitab_reap(struct nicd *d) {
       uint32_t s = ld(&v->state);
       pid_t pid = (pid_t)v->owner_pid;
       if (s == HOSTIF_VI_FREE || pid <= 0) continue;
-      if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+      if (!owner_gone(pid)) continue;
       if (s == HOSTIF_VI_CONNECTED) break_peer(d, n, i, v);
       st(&v->state, HOSTIF_VI_FREE);
     }

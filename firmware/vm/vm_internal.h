@@ -21,6 +21,19 @@ struct vm_opinfo {
 */
 const struct vm_opinfo *vm_opinfo(uint8_t op);
 
+/* The byte view of data words (messages copied in, SEND, DELIVER, GET) is little-endian on
+ * every CPU, as hosts read the words DELIVERed to them: on the big-endian LANai the
+ * interpreter swaps the words around each service call (vm_le_words) and message bytes land
+ * mirrored within their word (VM_LE_BYTE). */
+#ifdef __lanai__
+#define VM_LE_BYTE 3u
+static inline void vm_le_words(int32_t *w, uint32_t len) {
+  for (uint32_t i = 0; i < (len + 3) / 4; i++) w[i] = (int32_t)__builtin_bswap32((uint32_t)w[i]);
+}
+#else
+#define VM_LE_BYTE 0u
+#endif
+
 /*@ requires \valid_read(b + (0 .. 1));
     assigns \nothing; */
 static inline uint32_t vm_rd16(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8; }

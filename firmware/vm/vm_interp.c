@@ -49,14 +49,29 @@ static uint32_t wrap_mul(uint32_t a, uint32_t b) { return a * b; }
 static int svc_send(const struct vm_services *s, const int32_t *data, uint32_t len,
                     uint32_t trig, uint32_t prog, uint32_t hi, uint32_t lo) {
   uint64_t addr = (uint64_t)hi << 32 | lo;
+#ifdef __lanai__
+  int32_t *w = (int32_t *)(uintptr_t)data; /* the program's own data memory */
+  vm_le_words(w, len);
+  int r = s->send(s->ctx, (const uint8_t *)(const void *)data, len, trig, prog, addr);
+  vm_le_words(w, len);
+  return r;
+#else
   return s->send(s->ctx, (const uint8_t *)(const void *)data, len, trig, prog, addr);
+#endif
 }
 /*@ requires \valid_read(s) && \valid(data + (0 .. nwords(len) - 1));
     assigns data[0 .. nwords(len) - 1]; */
 static int svc_dma(const struct vm_services *s, bool get, int32_t *data, uint32_t len,
                    uint32_t seg, uint32_t off) {
   uint8_t *b = (uint8_t *)(void *)data;
+#ifdef __lanai__
+  vm_le_words(data, len);
+  int r = get ? s->get(s->ctx, b, len, seg, off) : s->deliver(s->ctx, b, len, seg, off);
+  vm_le_words(data, len);
+  return r;
+#else
   return get ? s->get(s->ctx, b, len, seg, off) : s->deliver(s->ctx, b, len, seg, off);
+#endif
 }
 /*@ requires \valid_read(s);
     assigns \nothing; */
@@ -71,7 +86,7 @@ static void svc_await(const struct vm_services *s) { s->await(s->ctx); }
     assigns data[0 .. nwords(len) - 1]; */
 static void copy_in(int32_t *data, const uint8_t *src, uint32_t len) {
   uint8_t *d = (uint8_t *)(void *)data;
-  for (uint32_t i = 0; i < len; i++) d[i] = src[i];
+  for (uint32_t i = 0; i < len; i++) d[i ^ VM_LE_BYTE] = src[i];
 }
 
 /*@ requires cpu_ok(c);

@@ -16,7 +16,8 @@
 #include "hostif.h"
 #include "window.h"
 
-#define NIC_MAX_MR      256   /* registrations per device and process (handle low byte) */
+#define NIC_MAX_MR      255   /* registrations per device and process (handle low byte; its
+                                 key in the region table is id + 1, 1..255) */
 #define NIC_MR_PIECES   8     /* shared segments one registration may span */
 #define NIC_WQ_MAX      (1u << 20) /* descriptors one work queue may hold (L1 + L2 + done) */
 
@@ -120,6 +121,10 @@ void lnic_free(void *p);
  * file mappings, not writable), -ENOSPC when the region table is full. */
 int lnic_mem_register(struct lnic_dev *d, void *addr, size_t len, uint32_t ptag);
 int lnic_mem_deregister(struct lnic_dev *d, int id);
+/* Opens registration id to remote RDMA Writes or closes it (hostif.h: its regions' access
+ * word gets HOSTIF_REGION_RDMA_WRITE, or loses it). Every registration's regions carry its key
+ * (id + 1) from the start, so an RDMA Write naming it reaches only its own memory. */
+int lnic_mem_set_rdma(struct lnic_dev *d, int id, bool remote_write);
 /* The registration containing [addr, addr+len) with this ptag, or -ENOENT. */
 int lnic_mem_find(struct lnic_dev *d, const void *addr, size_t len, uint32_t ptag);
 /* A fresh protection tag, unique on this machine in practice (24 bits, never 0). */
@@ -161,6 +166,14 @@ uint32_t lnic_wq_l1_len(const struct lnic_vi *v, enum lnic_q q);
 /* Marks every outstanding descriptor of a queue complete with status (the NIC is gone, or
  * the VI is being torn down). */
 void lnic_wq_flush(struct lnic_vi *v, enum lnic_q q, uint32_t status);
+
+/* Rings the VI's doorbell with its current producer indices (the NIC rereads its rings). */
+void lnic_vi_kick(struct lnic_vi *v);
+/* Before a VI is connected again: takes what the NIC completed, then points the NIC's ring
+ * indices at the first slot the host has not reaped, so slots a flush gave back are skipped
+ * (the NIC adopts them while it has nothing of the VI in progress). Lock held; VI not
+ * CONNECTED. */
+void lnic_vi_resync(struct lnic_vi *v);
 
 /* ---- waiting (without the lock) ---- */
 /* Waits for the NIC to signal one of the VIs in vi_mask (bit i = VI i), at most timeout_ns

@@ -2,7 +2,7 @@
 # VIs, the two-level work queues, waiting). Library build/lib/libnic.a, sanitized copy in
 # build/san/lib/libnic.a. Both carry the hw window/host memory/futex objects they need.
 LIBNIC_SRCS     := $(sort $(wildcard host/libnic/*.c))
-LIBNIC_HW_SRCS  := hw/window.c hw/hostmem.c hw/futex.c
+LIBNIC_HW_SRCS  := hw/window.c hw/hostmem.c hw/futex.c $(IFACE_HOST_SRCS)
 LIBNIC_OBJS     := $(LIBNIC_SRCS:%.c=$(B)/obj/%.o)
 LIBNIC_SAN_OBJS := $(LIBNIC_SRCS:%.c=$(B)/san/%.o)
 LIBNIC_LIB      := $(B)/lib/libnic.a

@@ -19,6 +19,27 @@ uint32_t lnic_ptag_new(void) {
   return t ? t : 1;
 }
 
+/* Lock held. The regions' access word: hw's read/write, the key, and the RDMA Write bit. */
+static void mr_access(struct lnic_dev *d, int id, bool remote_write) {
+  struct lnic_mr *m = &d->mr[id];
+  uint32_t acc = HW_ACC_NIC_READ | HW_ACC_NIC_WRITE | (uint32_t)(id + 1) << HOSTIF_REGION_KEY_SHIFT |
+                 (remote_write ? HOSTIF_REGION_RDMA_WRITE : 0);
+  for (unsigned k = 0; k < m->npieces; k++) {
+    struct hw_region *g = &d->win.regions[m->region[k]];
+    __atomic_store_n(&g->access, acc, __ATOMIC_RELEASE);
+    atomic_fetch_add(&g->gen, 1);   /* the NIC rereads the entry */
+  }
+}
+
+int lnic_mem_set_rdma(struct lnic_dev *d, int id, bool remote_write) {
+  if (!d || id < 0 || id >= NIC_MAX_MR) return -EINVAL;
+  lnic_lock(d);
+  int rc = d->mr[id].used ? 0 : -EINVAL;
+  if (!rc) mr_access(d, id, remote_write);
+  lnic_unlock(d);
+  return rc;
+}
+
 int lnic_mem_register(struct lnic_dev *d, void *addr, size_t len, uint32_t ptag) {
   if (!d || !addr || len == 0 || ptag == 0) return -EINVAL;
   uintptr_t a = (uintptr_t)addr;
@@ -63,6 +84,7 @@ int lnic_mem_register(struct lnic_dev *d, void *addr, size_t len, uint32_t ptag)
     m->addr = a;
     m->len = len;
     m->npieces = (unsigned)n;
+    mr_access(d, id, false);   /* keyed, closed to RDMA Writes until asked */
   }
   lnic_unlock(d);
   return rc ? rc : id;

@@ -166,3 +166,17 @@ uint32_t lnic_drain_all(struct lnic_dev *d) {
   }
   return mask;
 }
+
+void lnic_vi_kick(struct lnic_vi *v) { doorbell(v); }
+
+void lnic_vi_resync(struct lnic_vi *v) {
+  for (int qi = 0; qi < 2; qi++) {
+    lnic_progress(v, (enum lnic_q)qi);
+    volatile struct hostif_ring *ring = ring_of(v, (enum lnic_q)qi);
+    uint32_t at = v->q[qi].ring_reaped;
+    if (sram_ld32(&ring->done) == at && sram_ld32(&ring->cons) == at) continue;
+    ring->cons = at;
+    sram_st32(&ring->done, at);
+  }
+  doorbell(v);
+}

@@ -77,9 +77,8 @@ static int wait_done(struct panic_dev *p, uint32_t seq) {
     uint64_t now = lnic_now_ns();
     if (now > end) return -ETIMEDOUT;
     if (spin < 2000) continue;
-    uint32_t got;
     int64_t left = (int64_t)(end - now);
-    int rc = hwin_wait_irq(&p->nic->win, HOSTIF_SIG_PANIC, left < 10000000 ? left : 10000000, &got);
+    int rc = lnic_wait(p->nic, HOSTIF_SIG_PANIC, left < 10000000 ? left : 10000000);
     if (rc == -EPIPE) return -EPIPE;
   }
 }

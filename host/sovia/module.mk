@@ -1,5 +1,5 @@
 # host/sovia: SOVIA, sockets over VIPL (build/lib/libsovia.a, sanitized copy for the tests).
-SOVIA_SRCS     := $(filter-out host/sovia/preload.c,$(sort $(wildcard host/sovia/*.c)))
+SOVIA_SRCS     := $(filter-out host/sovia/preload%,$(sort $(wildcard host/sovia/*.c)))
 SOVIA_OBJS     := $(SOVIA_SRCS:%.c=$(B)/obj/%.o)
 SOVIA_SAN_OBJS := $(SOVIA_SRCS:%.c=$(B)/san/%.o)
 SOVIA_LIB      := $(B)/lib/libsovia.a
@@ -17,12 +17,12 @@ $(SOVIA_LIB_SAN): $(SOVIA_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# The LD_PRELOAD shim build/lib/libsovia_preload.so: preload.c with SOVIA, VIPL, libnic and
+# The LD_PRELOAD shim build/lib/libsovia_preload.so: preload*.c with SOVIA, VIPL, libnic and
 # the hw objects, all compiled -fPIC into build/pic/ (libsovia.a above is unchanged). The
 # lists are literal: host/vipl's module.mk is read after this one.
 SOVIA_PRELOAD    := $(B)/lib/libsovia_preload.so
-SOVIA_PIC_SRCS   := host/sovia/preload.c $(SOVIA_SRCS) $(sort $(wildcard host/vipl/*.c)) \
-                    $(sort $(wildcard host/libnic/*.c)) hw/window.c hw/hostmem.c hw/futex.c
+SOVIA_PIC_SRCS   := $(sort $(wildcard host/sovia/preload*.c)) $(SOVIA_SRCS) $(sort $(wildcard host/vipl/*.c)) \
+                    $(sort $(wildcard host/libnic/*.c)) hw/window.c hw/hostmem.c hw/futex.c $(IFACE_HOST_SRCS)
 SOVIA_PIC_OBJS   := $(SOVIA_PIC_SRCS:%.c=$(B)/pic/%.o)
 BINS             += $(SOVIA_PRELOAD)
 

@@ -1,96 +1,93 @@
 /* preload.c: LD_PRELOAD shim (build/lib/libsovia_preload.so) running unmodified socket
- * programs over SOVIA. socket(AF_INET, SOCK_STREAM) makes a kernel socket as usual and marks
- * it a candidate; at bind (port in $SOVIA_PRELOAD_PORTS, or a fabric address) or connect (an
- * address in the Verinic hosts file, or a port in $SOVIA_PRELOAD_PORTS on a loopback/any
- * address) it turns into a SOVIA socket: the kernel descriptor stays open as the number the
- * application holds (unique, close() works) and maps to the SOVIA socket's own descriptor.
- * Every other socket and descriptor goes to the kernel (dlsym RTLD_NEXT). Accepted SOVIA
- * connections are handed out under SOVIA's own descriptor (a real eventfd). Intercepted:
- * socket, bind, listen, accept/accept4, connect, read/write, recv/send, recvfrom/sendto (NULL
- * address), readv/writev, close, shutdown, set/getsockopt, getsockname/getpeername, fcntl,
- * poll, select, dup2/dup3 onto a SOVIA descriptor. Not thread-safe in the table updates
- * (one thread creating/closing sockets at a time). */
+ * programs over SOVIA (README, "LD_PRELOAD shim"). socket(AF_INET or AF_INET6, SOCK_STREAM)
+ * makes a kernel socket as usual and marks it a candidate; at bind (port in
+ * $SOVIA_PRELOAD_PORTS, or a fabric address) or connect (an address in the Verinic hosts
+ * file, or a port in $SOVIA_PRELOAD_PORTS on a loopback/any address) it turns into a SOVIA
+ * socket: the kernel descriptor stays open as the number the application holds (unique,
+ * close() works) and maps to the SOVIA socket's own descriptor. An AF_INET6 socket takes
+ * ::, ::1 and v4-mapped addresses (dual stack) and sees its names v4-mapped. Accepted SOVIA
+ * connections are handed out under SOVIA's own descriptor (a real eventfd). This file: the
+ * table, addressing and the socket calls (socket, bind, listen, accept, connect, close,
+ * shutdown, options, names, fcntl, ioctl, dup); preload_io.c the data calls, preload_wait.c
+ * poll, select and epoll. What SOVIA cannot do fails with an errno and one stderr line. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/select.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
+#include "naming.h"
+#include "preload.h"
 #include "sovia.h"
 
-#define PMAXFD 4096
-#define NOPT   8
+struct pfd pl_tab[PMAXFD];
 
-enum { K_KERNEL = 0, K_CAND, K_SOVIA };
+PL_REAL(int, socket, int, int, int)
+PL_REAL(int, bind, int, const struct sockaddr *, socklen_t)
+PL_REAL(int, listen, int, int)
+PL_REAL(int, accept, int, struct sockaddr *, socklen_t *)
+PL_REAL(int, accept4, int, struct sockaddr *, socklen_t *, int)
+PL_REAL(int, connect, int, const struct sockaddr *, socklen_t)
+PL_REAL(int, close, int)
+PL_REAL(int, shutdown, int, int)
+PL_REAL(int, setsockopt, int, int, int, const void *, socklen_t)
+PL_REAL(int, getsockopt, int, int, int, void *, socklen_t *)
+PL_REAL(int, getsockname, int, struct sockaddr *, socklen_t *)
+PL_REAL(int, getpeername, int, struct sockaddr *, socklen_t *)
+PL_REAL(int, fcntl, int, int, ...)
+PL_REAL(int, ioctl, int, unsigned long, ...)
+PL_REAL(int, dup, int)
+PL_REAL(int, dup2, int, int)
+PL_REAL(int, dup3, int, int, int)
 
-struct pfd {
-  unsigned char kind;
-  unsigned char nopt;
-  int sfd;                                    /* SOVIA descriptor (K_SOVIA) */
-  struct { int level, name, val; } opt[NOPT]; /* options set while a candidate, replayed */
-};
-static struct pfd tab[PMAXFD];
-
-/* The next definition of each call (libc). */
-#define REAL(ret, name, ...)                                                              \
-  static ret (*real_##name)(__VA_ARGS__);                                                 \
-  static void load_##name(void) {                                                         \
-    if (!real_##name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name);                   \
-  }
-REAL(int, socket, int, int, int)
-REAL(int, bind, int, const struct sockaddr *, socklen_t)
-REAL(int, listen, int, int)
-REAL(int, accept, int, struct sockaddr *, socklen_t *)
-REAL(int, accept4, int, struct sockaddr *, socklen_t *, int)
-REAL(int, connect, int, const struct sockaddr *, socklen_t)
-REAL(ssize_t, read, int, void *, size_t)
-REAL(ssize_t, write, int, const void *, size_t)
-REAL(ssize_t, recv, int, void *, size_t, int)
-REAL(ssize_t, send, int, const void *, size_t, int)
-REAL(ssize_t, recvfrom, int, void *, size_t, int, struct sockaddr *, socklen_t *)
-REAL(ssize_t, sendto, int, const void *, size_t, int, const struct sockaddr *, socklen_t)
-REAL(ssize_t, readv, int, const struct iovec *, int)
-REAL(ssize_t, writev, int, const struct iovec *, int)
-REAL(int, close, int)
-REAL(int, shutdown, int, int)
-REAL(int, setsockopt, int, int, int, const void *, socklen_t)
-REAL(int, getsockopt, int, int, int, void *, socklen_t *)
-REAL(int, getsockname, int, struct sockaddr *, socklen_t *)
-REAL(int, getpeername, int, struct sockaddr *, socklen_t *)
-REAL(int, fcntl, int, int, ...)
-REAL(int, poll, struct pollfd *, nfds_t, int)
-REAL(int, select, int, fd_set *, fd_set *, fd_set *, struct timeval *)
-REAL(int, dup2, int, int)
-REAL(int, dup3, int, int, int)
-#define CALL(name) (load_##name(), real_##name)
-
-static struct pfd *sov(int fd) {
-  return fd >= 0 && fd < PMAXFD && tab[fd].kind == K_SOVIA ? &tab[fd] : NULL;
+struct pfd *pl_sov(int fd) {
+  return fd >= 0 && fd < PMAXFD && pl_tab[fd].kind == K_SOVIA ? &pl_tab[fd] : NULL;
 }
-static void mark(int fd, int kind) {
+void pl_mark(int fd, int kind) {
   if (fd >= 0 && fd < PMAXFD) {
-    memset(&tab[fd], 0, sizeof tab[fd]);
-    tab[fd].kind = (unsigned char)kind;
+    memset(&pl_tab[fd], 0, sizeof pl_tab[fd]);
+    pl_tab[fd].kind = (unsigned char)kind;
   }
 }
+
+int pl_unsupported(const char *call, const char *what, int err) {
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  static const char *told[64];
+  static unsigned ntold;
+  pthread_mutex_lock(&mu);
+  bool seen = false;
+  for (unsigned i = 0; i < ntold && !seen; i++) seen = told[i] == call;
+  if (!seen && ntold < 64) told[ntold++] = call;
+  pthread_mutex_unlock(&mu);
+  if (!seen)
+    fprintf(stderr, "sovia shim (pid %d): %s on a SOVIA socket: %s (%s)\n", (int)getpid(), call,
+            what, strerror(err));
+  errno = err;
+  return -1;
+}
+
+/* SOVIA closes one of its descriptors (at exit, or an accepted socket): it is the kernel's
+ * number again. Called with SOVIA's lock held. */
+static void sovia_closed(int fd) {
+  if (fd >= 0 && fd < PMAXFD && pl_tab[fd].kind == K_SOVIA && pl_tab[fd].sfd == fd)
+    pl_mark(fd, K_KERNEL);
+}
+__attribute__((constructor)) static void pl_init(void) { sovia_set_fd_hook(sovia_closed); }
 
 /* ---- configuration: $SOVIA_PRELOAD_PORTS and the hosts file ---- */
 
 static bool cfg_loaded;
 static uint8_t port_bits[65536 / 8];
-static uint32_t hosts_ip[256];                /* network order */
+static uint32_t hosts_ip[NAMING_ENTRIES_MAX]; /* network order */
 static unsigned nhosts;
 
 static void cfg_load(void) {
@@ -104,22 +101,16 @@ static void cfg_load(void) {
     if (v > 0 && v < 65536) port_bits[v / 8] |= (uint8_t)(1u << (v % 8));
     p = end;
   }
-  char path[512];
-  const char *h = getenv("VERINIC_HOSTS"), *run = getenv("VERINIC_RUN");
-  if (h && *h) snprintf(path, sizeof path, "%s", h);
-  else if (run && *run) snprintf(path, sizeof path, "%s/hosts", run);
-  else snprintf(path, sizeof path, "/tmp/verinic-%u/hosts", (unsigned)getuid());
-  FILE *f = fopen(path, "re");
-  if (!f) return;
-  char line[512], name[256];
-  unsigned node;
-  while (fgets(line, sizeof line, f) && nhosts < 256) {
+  char path[512], err[NAMING_ERR_LEN];
+  struct naming_hosts h;
+  if (naming_hosts_path(path, sizeof path)) return;
+  int rc = naming_hosts_load(path, &h, err, sizeof err);
+  if (rc == -EINVAL) fprintf(stderr, "sovia preload: %s\n", err);   /* a missing file is normal */
+  for (unsigned i = 0; rc == 0 && i < h.n; i++) {
     struct in_addr ia;
-    if (line[0] != '#' && sscanf(line, "%255s %u", name, &node) == 2 &&
-        inet_pton(AF_INET, name, &ia) == 1)
-      hosts_ip[nhosts++] = ia.s_addr;
+    if (inet_pton(AF_INET, h.e[i].name, &ia) == 1) hosts_ip[nhosts++] = ia.s_addr;
   }
-  fclose(f);
+  if (rc == 0) naming_hosts_free(&h);
 }
 
 static bool port_on(unsigned port) {
@@ -136,226 +127,184 @@ static bool ip_on(uint32_t ip_be) {
     if (hosts_ip[i] == ip_be) return true;
   return false;
 }
-static const struct sockaddr_in *as_in(const struct sockaddr *a, socklen_t len) {
-  return a && len >= sizeof(struct sockaddr_in) && a->sa_family == AF_INET
-             ? (const struct sockaddr_in *)a : NULL;
+
+/* An address SOVIA can take as IPv4: AF_INET, or AF_INET6 ::, ::1 and ::ffff:a.b.c.d. */
+static bool to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out) {
+  memset(out, 0, sizeof *out);
+  out->sin_family = AF_INET;
+  if (a && len >= sizeof(struct sockaddr_in) && a->sa_family == AF_INET) {
+    memcpy(out, a, sizeof *out);
+    return true;
+  }
+  if (!a || len < sizeof(struct sockaddr_in6) || a->sa_family != AF_INET6) return false;
+  const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)a;
+  const uint8_t *x = b->sin6_addr.s6_addr;
+  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  out->sin_port = b->sin6_port;
+  if (IN6_IS_ADDR_UNSPECIFIED(&b->sin6_addr)) out->sin_addr.s_addr = htonl(INADDR_ANY);
+  else if (IN6_IS_ADDR_LOOPBACK(&b->sin6_addr)) out->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  else if (!memcmp(x, mapped, 12)) memcpy(&out->sin_addr, x + 12, 4);
+  else return false;
+  return true;
+}
+
+void pl_name_out(const struct pfd *p, const struct sockaddr *in, struct sockaddr *out,
+                 socklen_t *len) {
+  if (!out || !len) return;
+  const struct sockaddr_in *a = (const struct sockaddr_in *)in;
+  if (p && p->v6) {
+    struct sockaddr_in6 b = {.sin6_family = AF_INET6, .sin6_port = a->sin_port};
+    if (a->sin_addr.s_addr != htonl(INADDR_ANY)) {   /* the wildcard stays :: */
+      b.sin6_addr.s6_addr[10] = b.sin6_addr.s6_addr[11] = 0xff;
+      memcpy(b.sin6_addr.s6_addr + 12, &a->sin_addr, 4);
+    }
+    socklen_t n = *len < sizeof b ? *len : (socklen_t)sizeof b;
+    memcpy(out, &b, n);
+    *len = sizeof b;
+  } else {
+    socklen_t n = *len < sizeof *a ? *len : (socklen_t)sizeof *a;
+    memcpy(out, a, n);
+    *len = sizeof *a;
+  }
 }
 
 /* Candidate fd becomes a SOVIA socket: 0, or -1 and errno. */
 static int to_sovia(int fd) {
-  int fl = CALL(fcntl)(fd, F_GETFL);
+  int fl = PL_CALL(fcntl)(fd, F_GETFL);
   int s = sovia_socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
                        (fl >= 0 && (fl & O_NONBLOCK) ? SOCK_NONBLOCK : 0), 0);
   if (s < 0) return -1;
-  for (unsigned i = 0; i < tab[fd].nopt; i++)   /* best effort: most are no-ops in SOVIA */
-    sovia_setsockopt(s, tab[fd].opt[i].level, tab[fd].opt[i].name, &tab[fd].opt[i].val,
+  for (unsigned i = 0; i < pl_tab[fd].nopt; i++)   /* best effort: most are no-ops in SOVIA */
+    sovia_setsockopt(s, pl_tab[fd].opt[i].level, pl_tab[fd].opt[i].name, &pl_tab[fd].opt[i].val,
                      sizeof(int));
-  tab[fd].kind = K_SOVIA;
-  tab[fd].sfd = s;
+  pl_tab[fd].kind = K_SOVIA;
+  pl_tab[fd].sfd = s;
   return 0;
+}
+
+static bool cand(int fd) { return fd >= 0 && fd < PMAXFD && pl_tab[fd].kind == K_CAND; }
+
+/* An IPV6_V6ONLY socket takes no IPv4 peer, and the fabric is IPv4: it stays the kernel's
+ * (a server listening on 0.0.0.0 and [::] with V6ONLY, as redis does, keeps both). */
+static bool v6only(int fd) {
+  for (unsigned i = 0; i < pl_tab[fd].nopt; i++)
+    if (pl_tab[fd].opt[i].level == IPPROTO_IPV6 && pl_tab[fd].opt[i].name == IPV6_V6ONLY)
+      return pl_tab[fd].opt[i].val != 0;
+  return false;
 }
 
 /* ---- the calls ---- */
 
 int socket(int domain, int type, int protocol) {
-  int fd = CALL(socket)(domain, type, protocol);
-  bool cand = domain == AF_INET && (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_STREAM &&
-              (protocol == 0 || protocol == IPPROTO_TCP);
-  if (fd >= 0) mark(fd, cand ? K_CAND : K_KERNEL);
+  int fd = PL_CALL(socket)(domain, type, protocol);
+  bool c = (domain == AF_INET || domain == AF_INET6) &&
+           (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_STREAM &&
+           (protocol == 0 || protocol == IPPROTO_TCP);
+  if (fd >= 0) {
+    pl_mark(fd, c ? K_CAND : K_KERNEL);
+    if (fd < PMAXFD) pl_tab[fd].v6 = domain == AF_INET6;
+  }
   return fd;
 }
 
 int bind(int fd, const struct sockaddr *addr, socklen_t len) {
-  const struct sockaddr_in *a = as_in(addr, len);
-  if (fd >= 0 && fd < PMAXFD && tab[fd].kind == K_CAND && a &&
-      (port_on(ntohs(a->sin_port)) || (!ip_local(a->sin_addr.s_addr) && ip_on(a->sin_addr.s_addr))))
+  struct sockaddr_in a;
+  if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a) &&
+      (port_on(ntohs(a.sin_port)) || (!ip_local(a.sin_addr.s_addr) && ip_on(a.sin_addr.s_addr))))
     if (to_sovia(fd)) return -1;
-  struct pfd *p = sov(fd);
-  return p ? sovia_bind(p->sfd, addr, len) : CALL(bind)(fd, addr, len);
+  struct pfd *p = pl_sov(fd);
+  if (!p) return PL_CALL(bind)(fd, addr, len);
+  if (!to_v4(addr, len, &a)) return pl_unsupported("bind", "an IPv6 address off the fabric", EADDRNOTAVAIL);
+  return sovia_bind(p->sfd, (struct sockaddr *)&a, sizeof a);
 }
 
 int listen(int fd, int backlog) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_listen(p->sfd, backlog) : CALL(listen)(fd, backlog);
+  struct pfd *p = pl_sov(fd);
+  return p ? sovia_listen(p->sfd, backlog) : PL_CALL(listen)(fd, backlog);
 }
 
 int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
-  struct pfd *p = sov(fd);
+  struct pfd *p = pl_sov(fd);
   if (!p) {
-    int r = CALL(accept4)(fd, addr, len, flags);
-    if (r >= 0) mark(r, K_KERNEL);
+    int r = PL_CALL(accept4)(fd, addr, len, flags);
+    if (r >= 0) pl_mark(r, K_KERNEL);
     return r;
   }
-  int r = sovia_accept4(p->sfd, addr, len, flags);
+  struct sockaddr_in peer;
+  socklen_t plen = sizeof peer;
+  int r = sovia_accept4(p->sfd, (struct sockaddr *)&peer, &plen, flags);
   if (r >= 0) {
     if (r >= PMAXFD) {   /* cannot happen (SOVIA's table is as large), but never leak */
       sovia_close(r);
       errno = EMFILE;
       return -1;
     }
-    mark(r, K_SOVIA);
-    tab[r].sfd = r;      /* handed out under SOVIA's own descriptor */
+    bool v6 = p->v6;
+    pl_mark(r, K_SOVIA);
+    pl_tab[r].sfd = r;   /* handed out under SOVIA's own descriptor */
+    pl_tab[r].v6 = v6;
+    pl_name_out(&pl_tab[r], (struct sockaddr *)&peer, addr, len);
   }
   return r;
 }
 
 int accept(int fd, struct sockaddr *addr, socklen_t *len) {
-  return sov(fd) ? accept4(fd, addr, len, 0) : CALL(accept)(fd, addr, len);
+  return pl_sov(fd) ? accept4(fd, addr, len, 0) : PL_CALL(accept)(fd, addr, len);
 }
 
 int connect(int fd, const struct sockaddr *addr, socklen_t len) {
-  const struct sockaddr_in *a = as_in(addr, len);
-  if (fd >= 0 && fd < PMAXFD && tab[fd].kind == K_CAND && a) {
-    bool loc = ip_local(a->sin_addr.s_addr);
-    if ((!loc && ip_on(a->sin_addr.s_addr)) || (loc && port_on(ntohs(a->sin_port))))
+  struct sockaddr_in a;
+  if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a)) {
+    bool loc = ip_local(a.sin_addr.s_addr);
+    if ((!loc && ip_on(a.sin_addr.s_addr)) || (loc && port_on(ntohs(a.sin_port))))
       if (to_sovia(fd)) return -1;
   }
-  struct pfd *p = sov(fd);
-  return p ? sovia_connect(p->sfd, addr, len) : CALL(connect)(fd, addr, len);
-}
-
-ssize_t read(int fd, void *buf, size_t n) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_recv(p->sfd, buf, n, 0) : CALL(read)(fd, buf, n);
-}
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
-  (void)buflen;
-  return read(fd, buf, n);
-}
-
-ssize_t write(int fd, const void *buf, size_t n) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_send(p->sfd, buf, n, 0) : CALL(write)(fd, buf, n);
-}
-
-ssize_t recv(int fd, void *buf, size_t n, int flags) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_recv(p->sfd, buf, n, flags) : CALL(recv)(fd, buf, n, flags);
-}
-ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
-ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags) {
-  (void)buflen;
-  return recv(fd, buf, n, flags);
-}
-
-ssize_t send(int fd, const void *buf, size_t n, int flags) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_send(p->sfd, buf, n, flags) : CALL(send)(fd, buf, n, flags);
-}
-
-ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr, socklen_t *len) {
-  struct pfd *p = sov(fd);
-  if (!p) return CALL(recvfrom)(fd, buf, n, flags, addr, len);
-  ssize_t r = sovia_recv(p->sfd, buf, n, flags);
-  if (r >= 0 && addr && len) {   /* a connected stream: the peer, as the kernel gives it */
-    int e = errno;
-    if (sovia_getpeername(p->sfd, addr, len)) *len = 0;
-    errno = e;
-  }
-  return r;
-}
-ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                       struct sockaddr *addr, socklen_t *len);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                       struct sockaddr *addr, socklen_t *len) {
-  (void)buflen;
-  return recvfrom(fd, buf, n, flags, addr, len);
-}
-
-ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr,
-               socklen_t len) {
-  struct pfd *p = sov(fd);
-  if (!p) return CALL(sendto)(fd, buf, n, flags, addr, len);
-  if (addr) {
-    errno = EISCONN;
-    return -1;
-  }
-  return sovia_send(p->sfd, buf, n, flags);
-}
-
-static size_t iov_total(const struct iovec *iov, int cnt) {
-  size_t t = 0;
-  for (int i = 0; i < cnt; i++) t += iov[i].iov_len;
-  return t;
-}
-
-ssize_t readv(int fd, const struct iovec *iov, int cnt) {
-  struct pfd *p = sov(fd);
-  if (!p) return CALL(readv)(fd, iov, cnt);
-  size_t t = iov_total(iov, cnt);
-  uint8_t *b = malloc(t ? t : 1);
-  if (!b) {
-    errno = ENOMEM;
-    return -1;
-  }
-  ssize_t r = sovia_recv(p->sfd, b, t, 0);
-  size_t off = 0;
-  for (int i = 0; r > 0 && i < cnt && off < (size_t)r; i++) {
-    size_t k = iov[i].iov_len < (size_t)r - off ? iov[i].iov_len : (size_t)r - off;
-    memcpy(iov[i].iov_base, b + off, k);
-    off += k;
-  }
-  free(b);
-  return r;
-}
-
-ssize_t writev(int fd, const struct iovec *iov, int cnt) {
-  struct pfd *p = sov(fd);
-  if (!p) return CALL(writev)(fd, iov, cnt);
-  size_t t = iov_total(iov, cnt), off = 0;
-  uint8_t *b = malloc(t ? t : 1);
-  if (!b) {
-    errno = ENOMEM;
-    return -1;
-  }
-  for (int i = 0; i < cnt; i++) {
-    memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
-    off += iov[i].iov_len;
-  }
-  ssize_t r = sovia_send(p->sfd, b, t, 0);
-  free(b);
-  return r;
+  struct pfd *p = pl_sov(fd);
+  if (!p) return PL_CALL(connect)(fd, addr, len);
+  if (!to_v4(addr, len, &a)) return pl_unsupported("connect", "an IPv6 address off the fabric", ENETUNREACH);
+  return sovia_connect(p->sfd, (struct sockaddr *)&a, sizeof a);
 }
 
 /* Closes the SOVIA side of fd (the table entry first: SOVIA's own close() of its descriptor
- * comes back through this shim and must reach the kernel). */
+ * comes back through the hook and must find a kernel descriptor). */
 static int sovia_drop(int fd) {
-  int s = tab[fd].sfd;
-  mark(fd, K_KERNEL);
+  int s = pl_tab[fd].sfd;
+  pl_epoll_forget(fd);
+  pl_mark(fd, K_KERNEL);
   int r = sovia_close(s);
   int e = errno;
-  if (s != fd) CALL(close)(fd);
+  if (s != fd) PL_CALL(close)(fd);
   errno = e;
   return r;
 }
 
 int close(int fd) {
-  if (sov(fd)) return sovia_drop(fd);
-  mark(fd, K_KERNEL);
-  return CALL(close)(fd);
+  if (pl_sov(fd)) return sovia_drop(fd);
+  if (fd >= 0 && fd < PMAXFD && pl_tab[fd].ep) pl_epoll_free(fd);
+  pl_mark(fd, K_KERNEL);
+  return PL_CALL(close)(fd);
 }
 
 int shutdown(int fd, int how) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_shutdown(p->sfd, how) : CALL(shutdown)(fd, how);
+  struct pfd *p = pl_sov(fd);
+  return p ? sovia_shutdown(p->sfd, how) : PL_CALL(shutdown)(fd, how);
 }
 
 int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
-  struct pfd *p = sov(fd);
+  struct pfd *p = pl_sov(fd);
   if (p) return sovia_setsockopt(p->sfd, level, name, val, len);
-  if (level == SOL_SOVIA && fd >= 0 && fd < PMAXFD && tab[fd].kind == K_CAND) {
+  if (level == SOL_SOVIA && cand(fd)) {
     /* SOVIA's own options on a candidate: kept for the switch, never sent to the kernel */
-    if (!val || len < sizeof(int) || tab[fd].nopt >= NOPT) {
+    if (!val || len < sizeof(int) || pl_tab[fd].nopt >= NOPT) {
       errno = EINVAL;
       return -1;
     }
   } else {
-    int r = CALL(setsockopt)(fd, level, name, val, len);
-    if (r || fd < 0 || fd >= PMAXFD || tab[fd].kind != K_CAND) return r;
-    if (!val || len != sizeof(int) || tab[fd].nopt >= NOPT) return r;
+    int r = PL_CALL(setsockopt)(fd, level, name, val, len);
+    if (r || !cand(fd)) return r;
+    if (!val || len != sizeof(int) || pl_tab[fd].nopt >= NOPT) return r;
   }
-  struct pfd *c = &tab[fd];
+  struct pfd *c = &pl_tab[fd];
   c->opt[c->nopt].level = level;
   c->opt[c->nopt].name = name;
   memcpy(&c->opt[c->nopt].val, val, sizeof(int));
@@ -364,32 +313,41 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
 }
 
 int getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
-  struct pfd *p = sov(fd);
+  struct pfd *p = pl_sov(fd);
   return p ? sovia_getsockopt(p->sfd, level, name, val, len)
-           : CALL(getsockopt)(fd, level, name, val, len);
+           : PL_CALL(getsockopt)(fd, level, name, val, len);
 }
 
-int getsockname(int fd, struct sockaddr *addr, socklen_t *len) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_getsockname(p->sfd, addr, len) : CALL(getsockname)(fd, addr, len);
+static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
+  struct pfd *p = pl_sov(fd);
+  if (!p) return peer ? PL_CALL(getpeername)(fd, addr, len) : PL_CALL(getsockname)(fd, addr, len);
+  struct sockaddr_in a;
+  socklen_t n = sizeof a;
+  int r = peer ? sovia_getpeername(p->sfd, (struct sockaddr *)&a, &n)
+               : sovia_getsockname(p->sfd, (struct sockaddr *)&a, &n);
+  if (r == 0) {
+    if (!addr || !len) {
+      errno = EFAULT;
+      return -1;
+    }
+    pl_name_out(p, (struct sockaddr *)&a, addr, len);
+  }
+  return r;
 }
-
-int getpeername(int fd, struct sockaddr *addr, socklen_t *len) {
-  struct pfd *p = sov(fd);
-  return p ? sovia_getpeername(p->sfd, addr, len) : CALL(getpeername)(fd, addr, len);
-}
+int getsockname(int fd, struct sockaddr *addr, socklen_t *len) { return name_of(fd, addr, len, false); }
+int getpeername(int fd, struct sockaddr *addr, socklen_t *len) { return name_of(fd, addr, len, true); }
 
 static int fcntl_any(int fd, int cmd, void *arg) {
-  struct pfd *p = sov(fd);
-  if (!p) return CALL(fcntl)(fd, cmd, arg);
+  struct pfd *p = pl_sov(fd);
+  if (!p) return PL_CALL(fcntl)(fd, cmd, arg);
   switch (cmd) {
   case F_GETFL:
   case F_SETFL: return sovia_fcntl(p->sfd, cmd, (int)(intptr_t)arg);
   case F_GETFD:
-  case F_SETFD: return CALL(fcntl)(fd, cmd, arg);   /* the descriptor the application holds */
-  default:
-    errno = EINVAL;   /* F_DUPFD and the rest: not for SOVIA sockets */
-    return -1;
+  case F_SETFD: return PL_CALL(fcntl)(fd, cmd, arg);   /* the descriptor the application holds */
+  case F_DUPFD:
+  case F_DUPFD_CLOEXEC: return pl_unsupported("fcntl(F_DUPFD)", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
+  default: return pl_unsupported("fcntl", "only F_GETFL/F_SETFL/F_GETFD/F_SETFD", EINVAL);
   }
 }
 
@@ -410,88 +368,47 @@ int fcntl64(int fd, int cmd, ...) {
   return fcntl_any(fd, cmd, arg);
 }
 
-int poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
-  bool any = false;
-  for (nfds_t i = 0; i < n && !any; i++) any = sov(fds[i].fd) != NULL;
-  if (!any) return CALL(poll)(fds, n, timeout_ms);
-  struct pollfd *t = malloc(n * sizeof *t);
-  if (!t) {
-    errno = ENOMEM;
-    return -1;
+/* FIONBIO (nginx sets non-blocking mode so) and FIONREAD; nothing else on SOVIA sockets. */
+int ioctl(int fd, unsigned long req, ...) {
+  va_list ap;
+  va_start(ap, req);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  struct pfd *p = pl_sov(fd);
+  if (!p) return PL_CALL(ioctl)(fd, req, arg);
+  if (req == FIONBIO && arg) {
+    int fl = sovia_fcntl(p->sfd, F_GETFL, 0);
+    if (fl < 0) return -1;
+    return sovia_fcntl(p->sfd, F_SETFL, *(int *)arg ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
   }
-  for (nfds_t i = 0; i < n; i++) {
-    t[i] = fds[i];
-    struct pfd *p = sov(fds[i].fd);
-    if (p) t[i].fd = p->sfd;
+  if (req == FIONREAD && arg) {
+    int n = sovia_nread(p->sfd);
+    if (n < 0) return -1;
+    *(int *)arg = n;
+    return 0;
   }
-  int r = sovia_poll(t, n, timeout_ms);
-  for (nfds_t i = 0; i < n; i++) fds[i].revents = r >= 0 ? t[i].revents : 0;
-  free(t);
-  return r;
-}
-int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen);
-int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen) {
-  (void)fdslen;
-  return poll(fds, n, timeout_ms);
-}
-
-/* select over SOVIA sockets: turned into poll. */
-int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
-  bool any = false;
-  for (int fd = 0; fd < nfds && fd < PMAXFD && !any; fd++)
-    any = sov(fd) && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)) ||
-                      (ex && FD_ISSET(fd, ex)));
-  if (!any) return CALL(select)(nfds, rd, wr, ex, tv);
-  struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
-  if (!pf) {
-    errno = ENOMEM;
-    return -1;
-  }
-  nfds_t n = 0;
-  for (int fd = 0; fd < nfds; fd++) {
-    short ev = (short)((rd && FD_ISSET(fd, rd) ? POLLIN : 0) |
-                       (wr && FD_ISSET(fd, wr) ? POLLOUT : 0) | (ex && FD_ISSET(fd, ex) ? POLLPRI : 0));
-    if (ev) pf[n++] = (struct pollfd){.fd = fd, .events = ev};
-  }
-  int ms = tv ? (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000) : -1;
-  int r = poll(pf, n, ms);
-  if (r >= 0) {
-    if (rd) FD_ZERO(rd);
-    if (wr) FD_ZERO(wr);
-    if (ex) FD_ZERO(ex);
-    r = 0;
-    for (nfds_t i = 0; i < n; i++) {
-      short re = pf[i].revents;
-      int hit = 0;
-      if (rd && (pf[i].events & POLLIN) && (re & (POLLIN | POLLHUP | POLLERR))) FD_SET(pf[i].fd, rd), hit = 1;
-      if (wr && (pf[i].events & POLLOUT) && (re & (POLLOUT | POLLERR))) FD_SET(pf[i].fd, wr), hit = 1;
-      if (ex && (pf[i].events & POLLPRI) && (re & POLLPRI)) FD_SET(pf[i].fd, ex), hit = 1;
-      r += hit;
-    }
-    if (tv) tv->tv_sec = 0, tv->tv_usec = 0;
-  }
-  free(pf);
-  return r;
+  return pl_unsupported("ioctl", "only FIONBIO and FIONREAD", ENOTTY);
 }
 
 /* dup2/dup3 onto a SOVIA descriptor close it first; duplicating a SOVIA socket is refused. */
+int dup(int oldfd) {
+  if (pl_sov(oldfd)) return pl_unsupported("dup", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
+  int r = PL_CALL(dup)(oldfd);
+  if (r >= 0) pl_mark(r, K_KERNEL);
+  return r;
+}
 int dup2(int oldfd, int newfd) {
-  if (sov(oldfd) && oldfd != newfd) {
-    errno = EOPNOTSUPP;
-    return -1;
-  }
-  if (oldfd != newfd && sov(newfd)) sovia_drop(newfd);
-  int r = CALL(dup2)(oldfd, newfd);
-  if (r >= 0 && oldfd != newfd) mark(r, K_KERNEL);
+  if (pl_sov(oldfd) && oldfd != newfd)
+    return pl_unsupported("dup2", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
+  if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
+  int r = PL_CALL(dup2)(oldfd, newfd);
+  if (r >= 0 && oldfd != newfd) pl_mark(r, K_KERNEL);
   return r;
 }
 int dup3(int oldfd, int newfd, int flags) {
-  if (sov(oldfd)) {
-    errno = EOPNOTSUPP;
-    return -1;
-  }
-  if (oldfd != newfd && sov(newfd)) sovia_drop(newfd);
-  int r = CALL(dup3)(oldfd, newfd, flags);
-  if (r >= 0) mark(r, K_KERNEL);
+  if (pl_sov(oldfd)) return pl_unsupported("dup3", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
+  if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
+  int r = PL_CALL(dup3)(oldfd, newfd, flags);
+  if (r >= 0) pl_mark(r, K_KERNEL);
   return r;
 }

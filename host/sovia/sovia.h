@@ -43,6 +43,26 @@ int sovia_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
 int sovia_fcntl(int fd, int cmd, ... /* int arg */);
 /* poll over SOVIA sockets and ordinary descriptors together. */
 int sovia_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
+/* Readiness of SOVIA sockets for callers that sleep in the kernel (the shim's epoll): every
+ * connection progresses once, then each fds[i].revents gets the poll bits of that socket
+ * (POLLIN, POLLOUT, POLLERR, POLLHUP, POLLRDHUP; all of them, whatever .events asks; POLLNVAL
+ * for a descriptor that is no SOVIA socket) and seq[i] a number that changes whenever its
+ * readiness may have changed (edge-triggered waits). Returns how many have revents. A listening
+ * socket's connection thread starts here or at accept() (README, "fork and exec"). */
+int sovia_readiness(struct pollfd *fds, unsigned *seq, nfds_t n);
+/* An eventfd that becomes readable when a SOVIA socket may have changed readiness, while at
+ * least one caller is armed (sovia_notify_arm(1) before checking readiness and sleeping,
+ * sovia_notify_arm(0) after). The caller reads it to reset it. -1 and errno on failure. */
+int sovia_notify_fd(void);
+void sovia_notify_arm(int on);
+/* Bytes waiting to be read on a connected socket (FIONREAD), or -1 and errno. */
+int sovia_nread(int fd);
+/* SOVIA tells the shim when it closes one of its own descriptors (called with its lock held:
+ * the hook must not call SOVIA). */
+void sovia_set_fd_hook(void (*closed)(int fd));
+/* The shim counts the signals whose handler does not ask for SA_RESTART: a blocking accept,
+ * recv or send, or a poll, that sees the count move returns EINTR, as the kernel's would. */
+void sovia_set_signal_probe(unsigned (*count)(void));
 /* 1 if fd is a SOVIA socket. */
 int sovia_is_socket(int fd);
 /* Whether an IPv4 address (network order) is on the NIC fabric (maps to a node). */

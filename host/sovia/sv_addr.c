@@ -13,23 +13,14 @@
 
 #include <stddef.h>
 
+#include "naming.h"
 #include "sv_int.h"
 
 uint8_t *sv_addr_bytes(VIP_NET_ADDRESS *a) {
   return (uint8_t *)a + offsetof(VIP_NET_ADDRESS, HostAddress);
 }
 
-void sv_run_path(const char *file, char *out, size_t cap) {
-  const char *run = getenv("VERINIC_RUN");
-  if (run && *run) snprintf(out, cap, "%s/%s", run, file);
-  else snprintf(out, cap, "/tmp/verinic-%u/%s", (unsigned)getuid(), file);
-}
-
-static void hosts_path(char *out, size_t cap) {
-  const char *h = getenv("VERINIC_HOSTS");
-  if (h && *h) snprintf(out, cap, "%s", h);
-  else sv_run_path("hosts", out, cap);
-}
+void sv_run_path(const char *file, char *out, size_t cap) { naming_run_path(file, out, cap); }
 
 int sv_addr_node(const struct sockaddr_in *a, unsigned *node) {
   uint32_t ip = ntohl(a->sin_addr.s_addr);
@@ -51,21 +42,16 @@ void sv_addr_of_node(unsigned node, unsigned port, struct sockaddr_in *out) {
   out->sin_family = AF_INET;
   out->sin_port = htons((uint16_t)port);
   out->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  char path[300], line[512];
-  hosts_path(path, sizeof path);
-  FILE *f = fopen(path, "re");
-  if (!f) return;
-  while (fgets(line, sizeof line, f)) {
-    char nm[256];
-    unsigned n;
-    struct in_addr ia;
-    if (line[0] == '#' || sscanf(line, "%255s %u", nm, &n) != 2 || n != node) continue;
-    if (inet_pton(AF_INET, nm, &ia) == 1) {
+  char path[300], err[NAMING_ERR_LEN];
+  struct naming_hosts h;
+  if (naming_hosts_path(path, sizeof path) || naming_hosts_load(path, &h, err, sizeof err)) return;
+  struct in_addr ia;
+  for (unsigned i = 0; i < h.n; i++)
+    if (h.e[i].node == node && inet_pton(AF_INET, h.e[i].name, &ia) == 1) {
       out->sin_addr = ia;
       break;
     }
-  }
-  fclose(f);
+  naming_hosts_free(&h);
 }
 
 void sv_disc(unsigned node, unsigned port, VIP_NET_ADDRESS *a) {

@@ -24,16 +24,17 @@ int sovia_is_socket(int fd) {
 }
 
 static int new_sock(struct sv_sock **out, bool nonblock, bool cloexec) {
-  int fd = eventfd(0, cloexec ? EFD_CLOEXEC : 0);
+  (void)cloexec;             /* always: a SOVIA socket does not survive exec (README) */
+  int fd = eventfd(0, EFD_CLOEXEC);
   if (fd < 0) return -1;
   if (fd >= SV_MAXFD) {
-    close(fd);
+    sv_sys_close(fd);
     errno = EMFILE;
     return -1;
   }
   struct sv_sock *s = calloc(1, sizeof *s);
   if (!s) {
-    close(fd);
+    sv_sys_close(fd);
     errno = ENOMEM;
     return -1;
   }
@@ -109,10 +110,11 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   if (!s) FAIL(EBADF);
   if (s->kind != SV_LISTEN) FAIL(EINVAL);
   struct sv_listener *l = s->l;
+  sv_listen_run(l);
   if (!l->qn) {
     if (s->nonblock) FAIL(EAGAIN);
-    sv_wait(backlog_ready, l, 0);
-    if (!l->qn) FAIL(ECONNABORTED);
+    int w = sv_wait_intr(backlog_ready, l, 0);
+    if (!l->qn) FAIL(w == -EINTR ? EINTR : ECONNABORTED);
   }
   struct sv_conn *c = l->q[l->qh];
   struct sv_sock *ns;
@@ -171,6 +173,7 @@ ssize_t sovia_send(int fd, const void *buf, size_t n, int flags) {
   if (!s) FAIL(EBADF);
   if (s->kind == SV_CONNECTING_SOCK) FAIL(EAGAIN);
   if (s->kind != SV_CONN) FAIL(ENOTCONN);
+  if (!sv_claim(s->c)) FAIL(EBADF);
   if (!buf && n) FAIL(EFAULT);
   ret = sv_send(s, buf, n, s->nonblock || (flags & MSG_DONTWAIT));
 out:
@@ -185,6 +188,7 @@ ssize_t sovia_recv(int fd, void *buf, size_t n, int flags) {
   if (!s) FAIL(EBADF);
   if (s->kind == SV_CONNECTING_SOCK) FAIL(EAGAIN);
   if (s->kind != SV_CONN) FAIL(ENOTCONN);
+  if (!sv_claim(s->c)) FAIL(EBADF);
   if (!buf && n) FAIL(EFAULT);
   ret = n ? sv_recv(s, buf, n, flags, s->nonblock) : 0;
 out:
@@ -203,9 +207,10 @@ int sovia_close(int fd) {
   G.socks[fd] = NULL;
   if (s->kind == SV_LISTEN) sv_listen_stop(s->l);
   else if (s->kind == SV_CONNECTING_SOCK) sv_connect_abandon(s);
+  else if (s->kind == SV_CONN && s->c && sv_release(s->c)) sv_conn_forget(s->c);
   else if (s->kind == SV_CONN && s->c) sv_conn_close(s->c);
   free(s);
-  close(fd);
+  sv_sys_close(fd);
 out:
   sv_unlock();
   return ret;
@@ -217,6 +222,7 @@ int sovia_shutdown(int fd, int how) {
   struct sv_sock *s = sv_sock_get(fd);
   if (!s) FAIL(EBADF);
   if (s->kind != SV_CONN || !s->c) FAIL(ENOTCONN);
+  if (!sv_claim(s->c)) FAIL(EBADF);
   if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) FAIL(EINVAL);
   if (how != SHUT_WR) s->c->rd_shut = true;
   if (how != SHUT_RD) {
@@ -237,8 +243,7 @@ static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
   if (!addr || !len) FAIL(EFAULT);
   if (peer && (s->kind != SV_CONN || !s->c)) FAIL(ENOTCONN);
   struct sockaddr_in a = peer ? s->c->peer : s->local;
-  a.sin_family = AF_INET;
-  if (!peer && s->kind == SV_LISTEN) sv_addr_of_node(G.node, ntohs(s->local.sin_port), &a);
+  a.sin_family = AF_INET;   /* a listener: the address it was bound to (0.0.0.0 for any) */
   socklen_t n = *len < sizeof a ? *len : (socklen_t)sizeof a;
   memcpy(addr, &a, n);
   *len = sizeof a;
@@ -268,6 +273,23 @@ int sovia_fcntl(int fd, int cmd, ...) {
   case F_GETFD: case F_SETFD: ret = fcntl(fd, cmd, arg); break;
   default: FAIL(EINVAL);
   }
+out:
+  sv_unlock();
+  return ret;
+}
+
+int sovia_nread(int fd) {
+  int ret;
+  sv_lock();
+  struct sv_sock *s = sv_sock_get(fd);
+  if (!s) FAIL(EBADF);
+  if (s->kind == SV_LISTEN) FAIL(EINVAL);
+  if (s->kind != SV_CONN || !s->c || !sv_claim(s->c)) {
+    ret = 0;
+    goto out;
+  }
+  sv_progress(s->c);
+  ret = s->c->rb_len > 0x7fffffff ? 0x7fffffff : (int)s->c->rb_len;
 out:
   sv_unlock();
   return ret;

@@ -20,7 +20,7 @@ static bool kick_ready, closer_stop;
 
 static bool work_left(void) {
   for (struct sv_conn *c = G.conns; c; c = c->next)
-    if (c->orphan || c->comb >= 0) return true;
+    if (sv_usable(c) && (c->orphan || c->comb >= 0)) return true;
   return false;
 }
 
@@ -35,6 +35,7 @@ static void *closer_main(void *arg) {
     uint64_t now = sv_now_ns(), next = now + 100000000ull;
     for (struct sv_conn *c = G.conns, *nx; c; c = nx) {
       nx = c->next;
+      if (!sv_usable(c)) continue;
       if (c->orphan) {
         sv_progress(c);     /* may free c */
         if (next > now + ORPHAN_STEP_NS) next = now + ORPHAN_STEP_NS;
@@ -54,6 +55,13 @@ static void *closer_main(void *arg) {
   G.closer_running = false;
   sv_unlock();
   return NULL;
+}
+
+/* The child of a fork: the condition variable may hold the parent's waiting close thread. */
+void sv_closer_forked(void) {
+  kick_ready = false;
+  closer_stop = false;
+  G.closer_running = false;
 }
 
 void sv_closer_kick(void) {
@@ -88,7 +96,7 @@ void sv_conn_close(struct sv_conn *c) {
 static bool all_closed(void *arg) {
   (void)arg;
   for (struct sv_conn *c = G.conns; c; c = c->next)
-    if (c->orphan) return false;
+    if (c->orphan && sv_usable(c)) return false;
   return true;
 }
 

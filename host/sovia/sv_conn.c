@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sv_int.h"
 
@@ -39,7 +40,8 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->nr = cw + cw / ct;
   c->ns = cw + 2;
   size_t ndesc = c->nr + c->ns + SV_NCTL;
-  size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64;
+  size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64 +
+               sizeof(struct sv_shared);
   len = (len + 4095) & ~(size_t)4095;
   c->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   c->sfree = calloc(c->ns, sizeof *c->sfree);
@@ -67,6 +69,8 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->rbufs = c->mem + ndesc * DSZ;
   c->sbufs = c->rbufs + (size_t)c->nr * SV_CHUNK;
   c->cbufs = c->sbufs + (size_t)c->ns * SV_CHUNK;
+  c->sh = (struct sv_shared *)(void *)(c->cbufs + SV_NCTL * 64);
+  atomic_store(&c->sh->owner, (int)getpid());
   VIP_VI_ATTRIBUTES va = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
                           .MaxTransferSize = SV_CHUNK, .Ptag = G.ptag};
   VIP_RETURN r = VipCreateVi(G.nic, &va, G.cq, G.cq, &c->vi);

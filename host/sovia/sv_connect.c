@@ -56,6 +56,7 @@ static int run(struct sv_connecting *pc) {
       sv_conn_close(c);     /* closed while connecting: close it like any connection */
     }
   }
+  sv_notify();
   return err;
 }
 

@@ -10,7 +10,7 @@
 
 #include "sv_int.h"
 
-struct sv_global G = {.mu = PTHREAD_MUTEX_INITIALIZER};
+struct sv_global G = {.mu = PTHREAD_MUTEX_INITIALIZER, .evfd = -1};
 
 void sv_lock(void) { pthread_mutex_lock(&G.mu); }
 void sv_unlock(void) { pthread_mutex_unlock(&G.mu); }

@@ -56,7 +56,7 @@ static int take_slot(struct sv_conn *c, bool nonblock) {
   if (!c->nsfree) {
     sv_progress(c);
     if (!c->nsfree && nonblock) return conn_broken(c) ? -EPIPE : -EAGAIN;
-    if (!c->nsfree) sv_wait(slot_or_error, c, 0);
+    if (!c->nsfree && sv_wait_intr(slot_or_error, c, 0) == -EINTR && !c->nsfree) return -EINTR;
   }
   if (conn_broken(c)) return c->err ? -c->err : -EPIPE;
   return (int)c->sfree[--c->nsfree];
@@ -172,6 +172,7 @@ ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) 
 bool sv_rx_room(struct sv_conn *c, size_t n) { return c->rb_len + n <= c->rb_max; }
 
 void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n) {
+  c->evseq++;
   /* A waiting recv()'s buffer first. The order holds: it was lent on an empty ring, and the
    * ring takes bytes only once the buffer is full. */
   if (c->ubuf) {
@@ -266,11 +267,16 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
       c->ulen = n - got;
       c->ugot = 0;
     }
-    sv_wait(readable_pred, &w, 0);
+    int wr = sv_wait_intr(readable_pred, &w, 0);
     if (w.lent) {
       got += c->ugot;
       c->ubuf = NULL;
       if (got == n || (got && !(flags & MSG_WAITALL))) return (ssize_t)got;
+    }
+    if (wr == -EINTR && !sv_readable(c)) {
+      if (got) return (ssize_t)got;
+      errno = EINTR;
+      return -1;
     }
   }
 }

@@ -7,6 +7,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -98,6 +99,20 @@ struct sv_conn {
   struct sockaddr_in local, peer;
   struct sv_conn *next;       /* all live connections */
   bool orphan;                /* its socket is closed: the close thread finishes it */
+  unsigned evseq;             /* bumped at every change of readiness (edge-triggered epoll) */
+  /* fork (README, "fork and exec"): a connection that existed at a fork is progressed per VI,
+   * never through a completion queue, and only by the process that claimed it (sh->owner) */
+  bool legacy;
+  bool handed;                /* between prepare and the child's handler: counted in sh->unborn */
+  struct sv_shared *sh;       /* in the registered (so shared) memory */
+};
+
+/* Per connection, in memory the processes of a fork share: who may use it. */
+#define SV_HOLDERS 8
+struct sv_shared {
+  _Atomic int owner;          /* pid; 0: undecided since the last fork */
+  _Atomic int holder[SV_HOLDERS];   /* processes holding a copy (0: free) */
+  _Atomic int unborn;         /* children forked whose handler has not yet added them */
 };
 
 struct sv_listener {
@@ -106,7 +121,12 @@ struct sv_listener {
   struct sv_conn **q;         /* accepted connections not yet taken */
   unsigned qh, qn, qcap;
   pthread_t thr;
+  bool thr_started;           /* the connection thread runs from the first accept/poll */
   bool stop, thr_done;
+  bool closing;               /* stop for good (close), not a pause for fork: refuse requests */
+  bool abandoned;             /* closed while its thread could not be woken: the thread frees */
+  int creator;                /* pid that listened: it alone removes the registry entry */
+  unsigned evseq;
   char regpath[256];
   struct sv_cfg cfg;
 };
@@ -141,6 +161,12 @@ struct sv_global {
   pthread_t closer;
   bool closer_running;
   unsigned next_port;
+  void (*fd_hook)(int fd);    /* told when SOVIA closes one of its descriptors (the shim) */
+  int evfd;                   /* readiness notifier (sv_notify.c), -1 until asked for */
+  unsigned armed;             /* callers sleeping on it */
+  bool watcher_running;
+  bool forked;                /* a fork happened: registration of user memory is off */
+  unsigned (*sig_count)(void);   /* interrupting signals so far (the shim), NULL: none */
 };
 extern struct sv_global G;
 
@@ -176,6 +202,9 @@ void sv_rx_release(struct sv_conn *c);   /* held packets into the ring as it has
 /* Waits (lock held, released while sleeping) until pred(arg) or the deadline (0: none):
  * 0, -ETIMEDOUT. */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+/* The same, but a signal (sovia_set_signal_probe) ends it: -EINTR. */
+int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+unsigned sv_signals(void);
 
 /* sv_data.c: send and receive paths */
 ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock);
@@ -197,8 +226,24 @@ void sv_connect_abandon(struct sv_sock *s);   /* the socket closes while connect
 /* sv_close.c */
 void sv_conn_close(struct sv_conn *c);   /* app close: FIN after queued data; close thread */
 void sv_closer_kick(void);
+void sv_closer_forked(void);             /* a fork's child: no close thread, a fresh condvar */
+
+/* sv_notify.c: the readiness notifier and its completion-queue watcher */
+void sv_notify(void);                    /* a socket may have changed: wake sleepers. G.mu held */
+void sv_notify_forked(void);             /* a fork's child: no watcher, a fresh condvar */
+
+/* sv_fork.c */
+bool sv_usable(struct sv_conn *c);       /* this process may progress it (no claim) */
+bool sv_claim(struct sv_conn *c);        /* the application uses it here: claim; false: lost */
+/* What closing this process's copy does: 0 close it, 1 just forget it (another process owns
+ * it or still holds it). */
+int sv_release(struct sv_conn *c);
+void sv_conn_forget(struct sv_conn *c);  /* drop this process's copy, no NIC call */
+void sv_sys_close(int fd);               /* close(2) of a SOVIA descriptor, not interposed */
 
 /* sv_listen.c */
+void sv_listen_run(struct sv_listener *l);   /* starts the connection thread if not yet */
+void sv_listen_pause(struct sv_listener *l); /* stops it until the next accept/poll (fork) */
 int sv_listen_start(struct sv_sock *s, int backlog);
 void sv_listen_stop(struct sv_listener *l);
 int sv_listener_alive(unsigned node, unsigned port);   /* 1 if someone listens there */

@@ -66,17 +66,25 @@ static void *conn_thread(void *arg) {
     VIP_VI_ATTRIBUTES ra;
     VIP_RETURN r = VipConnectWait(G.nic, &local.a, VIP_INFINITE, &remote.a, &ra, &ch);
     sv_lock();
-    bool stop = l->stop, full = l->qn >= l->qcap;
+    bool stop = l->stop, full = l->qn >= l->qcap, closing = l->closing;
     sv_unlock();
     if (r != VIP_SUCCESS) {
+      if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: VipConnectWait: %d\n", (int)getpid(), (int)r);
       if (stop || ++fails > 50) break;   /* nicd is gone */
       usleep(20000);
       continue;
     }
     fails = 0;
-    if (stop || full) {
+    const uint8_t *rb = sv_addr_bytes(&remote.a);
+    if (remote.a.DiscriminatorLen == 6 && rb[2] == 'S' && rb[3] == 'X') {   /* a stopper */
       VipConnectReject(ch);
-      if (stop) break;
+      int pid = (int)(((uint32_t)rb[4] << 24) | ((uint32_t)rb[5] << 16) | ((uint32_t)rb[6] << 8) | rb[7]);
+      if (stop && pid == (int)getpid()) break;
+      continue;              /* another process's listener is stopping: it tries again */
+    }
+    if (closing || full) {    /* a pause (fork) still takes requests: they are this process's */
+      VipConnectReject(ch);
+      if (closing) break;
       continue;
     }
     int err = 0;
@@ -92,7 +100,6 @@ static void *conn_thread(void *arg) {
       sv_unlock();
       continue;
     }
-    const uint8_t *rb = sv_addr_bytes(&remote.a);
     unsigned rnode = ((unsigned)rb[0] << 8) | rb[1];
     unsigned rport = 0;
     if (remote.a.DiscriminatorLen == 4) rport = ((unsigned)rb[4] << 8) | rb[5];
@@ -102,12 +109,24 @@ static void *conn_thread(void *arg) {
     sv_conn_established(c);
     l->q[(l->qh + l->qn) % l->qcap] = c;
     l->qn++;
+    l->evseq++;
+    sv_notify();
     sv_unlock();
   }
   sv_lock();
   l->thr_done = true;
+  if (l->abandoned) {        /* closed while this thread could not be woken */
+    free(l->q);
+    free(l);
+  }
   sv_unlock();
   return NULL;
+}
+
+void sv_listen_run(struct sv_listener *l) {
+  if (l->thr_started || l->stop) return;
+  l->thr_done = false;
+  l->thr_started = pthread_create(&l->thr, NULL, conn_thread, l) == 0;
 }
 
 int sv_listen_start(struct sv_sock *s, int backlog) {
@@ -120,6 +139,7 @@ int sv_listen_start(struct sv_sock *s, int backlog) {
   l->qcap = (unsigned)backlog;
   l->q = calloc(l->qcap, sizeof *l->q);
   l->cfg = s->cfg;
+  l->creator = (int)getpid();
   int rc = l->q ? 0 : -ENOMEM;
   if (!rc && !l->port) {   /* an ephemeral port */
     for (int i = 0; i < 16000; i++) {
@@ -131,42 +151,84 @@ int sv_listen_start(struct sv_sock *s, int backlog) {
   } else if (!rc) {
     rc = reg_claim(l);
   }
-  if (!rc && pthread_create(&l->thr, NULL, conn_thread, l) != 0) {
-    unlink(l->regpath);
-    rc = -EAGAIN;
-  }
   if (rc) {
     free(l->q);
     free(l);
     return rc;
   }
   s->l = l;
+  sv_listen_run(l);          /* as with TCP, connect() completes before accept() */
   return 0;
 }
 
-void sv_listen_stop(struct sv_listener *l) {
+/* One request to our own connection thread from a stopper VI (discriminator 'S' 'X' pid):
+ * false if no VI could be made (the NIC's table is full). */
+static bool wake_once(struct sv_listener *l) {
+  VIP_VI_ATTRIBUTES va = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = G.ptag};
+  VIP_VI_HANDLE vi;
+  if (VipCreateVi(G.nic, &va, NULL, NULL, &vi) != VIP_SUCCESS) return false;
+  struct netaddr remote, me;
+  sv_disc(l->node, l->port, &remote.a);
+  sv_disc(G.node, 0, &me.a);
+  uint8_t *p = sv_addr_bytes(&me.a);
+  uint32_t pid = (uint32_t)getpid();
+  me.a.DiscriminatorLen = 6;
+  p[2] = 'S', p[3] = 'X';
+  p[4] = (uint8_t)(pid >> 24), p[5] = (uint8_t)(pid >> 16), p[6] = (uint8_t)(pid >> 8), p[7] = (uint8_t)pid;
+  VIP_VI_ATTRIBUTES ra;
+  VipConnectRequest(vi, &me.a, &remote.a, 2000, &ra);
+  VipDestroyVi(vi);
+  return true;
+}
+
+/* Stops this process's connection thread (a stopper request wakes it out of VipConnectWait)
+ * and joins it: true once it has ended, false if it could not be woken (no VI left on the
+ * NIC: issue 16). G.mu held, released while waiting. */
+static bool thread_stop(struct sv_listener *l) {
+  if (!l->thr_started) return true;
   l->stop = true;
-  unlink(l->regpath);
-  bool done = l->thr_done;
-  sv_unlock();
-  if (!done) {   /* wake the thread out of VipConnectWait: it rejects us */
-    VIP_VI_ATTRIBUTES va = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = G.ptag};
-    VIP_VI_HANDLE vi;
-    struct netaddr remote;
-    sv_disc(l->node, l->port, &remote.a);
-    if (VipCreateVi(G.nic, &va, NULL, NULL, &vi) == VIP_SUCCESS) {
-      VIP_VI_ATTRIBUTES ra;
-      VipConnectRequest(vi, NULL, &remote.a, 5000, &ra);
-      VipDestroyVi(vi);
+  for (int tries = 0; tries < 20 && !l->thr_done; tries++) {
+    sv_unlock();
+    bool made = wake_once(l);
+    for (int i = 0; made && i < 200; i++) {   /* the rejected thread is on its way out */
+      sv_lock();
+      bool done = l->thr_done;
+      sv_unlock();
+      if (done) break;
+      usleep(500);
     }
+    sv_lock();
+    if (!made) break;
   }
+  if (!l->thr_done) return false;
+  sv_unlock();
   pthread_join(l->thr, NULL);
   sv_lock();
+  l->thr_started = false;
+  return true;
+}
+
+void sv_listen_pause(struct sv_listener *l) {
+  thread_stop(l);
+  l->stop = false;            /* not woken: it goes on serving this process */
+}
+
+/* Closes this process's copy of a listener: the backlog is closed, the connection thread
+ * stopped; one that cannot be woken is left to free the listener when a request reaches it,
+ * and close() returns at once. Only the process that listened removes the registry entry. */
+void sv_listen_stop(struct sv_listener *l) {
+  l->stop = l->closing = true;
+  if (l->creator == (int)getpid()) unlink(l->regpath);
   while (l->qn) {
     struct sv_conn *c = l->q[l->qh];
     l->qh = (l->qh + 1) % l->qcap;
     l->qn--;
     sv_conn_close(c);
+  }
+  if (!thread_stop(l)) {
+    l->abandoned = true;
+    pthread_detach(l->thr);
+    return;
   }
   free(l->q);
   free(l);

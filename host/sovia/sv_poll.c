@@ -1,83 +1,134 @@
-/* sv_poll.c: sovia_poll, readiness of SOVIA sockets and of ordinary descriptors together.
- * A listening socket is readable when the backlog holds a connection; a connected one when
- * bytes, end-of-file or an error wait, writable when a send slot is free; a connecting one
- * neither, until it is connected (or failed: POLLERR). Waiting progresses
- * the connections and sleeps on the completion queue (only SOVIA sockets) or polls the kernel
- * descriptors in 1 ms slices (mixed sets). */
+/* sv_poll.c: readiness. sovia_poll waits on SOVIA sockets and ordinary descriptors together;
+ * sovia_readiness answers for the shim's epoll. A listening socket is readable exactly when
+ * its backlog holds a connection (asking starts its connection thread); a connected one when
+ * bytes, end-of-file or an error wait (POLLRDHUP once the peer sent FIN), writable when a
+ * send slot is free; a connecting one neither, until it is connected (or failed: POLLERR); a
+ * connection another process claimed after a fork is POLLNVAL here. Waiting progresses the
+ * connections and sleeps on the completion queue (only SOVIA sockets) or, for mixed sets, in
+ * poll(2) with the readiness notifier (sv_notify.c) among the descriptors. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sv_int.h"
 
-static short sv_revents(struct sv_sock *s, short ev) {
+#define MIXED_SLICE_MS 50   /* dead peers and timers are looked at this often while asleep */
+
+static short sv_revents(struct sv_sock *s) {
   short r = 0;
   if (s->kind == SV_LISTEN) {
+    sv_listen_run(s->l);
     if (s->l->qn) r |= POLLIN;
   } else if (s->kind == SV_CONN && s->c) {
     struct sv_conn *c = s->c;
+    if (!sv_claim(c)) return POLLNVAL;
     if (sv_readable(c)) r |= POLLIN;
     if (sv_writable(c)) r |= POLLOUT;
-    if (c->err) r |= POLLERR;
+    if (c->peer_fin) r |= POLLRDHUP;
+    if (c->err) r |= POLLERR | POLLHUP;
     if (c->peer_fin && (c->fin_wanted || c->err)) r |= POLLHUP;
-    if (c->err) r |= POLLHUP;
   } else if (s->kind == SV_NEW && s->so_error) {
     r |= POLLOUT | POLLERR | POLLHUP;   /* a non-blocking connect failed (TCP: the same) */
   } else if (s->kind == SV_NEW) {
     r |= POLLOUT;
   }
-  return r & (short)(ev | POLLERR | POLLHUP);
+  return r;
+}
+
+static unsigned sv_seq(struct sv_sock *s) {
+  if (s->kind == SV_LISTEN) return s->l->evseq;
+  if (s->kind == SV_CONN && s->c) return s->c->evseq;
+  return 0;
+}
+
+int sovia_readiness(struct pollfd *fds, unsigned *seq, nfds_t n) {
+  int ready = 0;
+  sv_lock();
+  if (G.ready) sv_progress(NULL);
+  for (nfds_t i = 0; i < n; i++) {
+    struct sv_sock *s = sv_sock_get(fds[i].fd);
+    fds[i].revents = s ? sv_revents(s) : POLLNVAL;
+    if (seq) seq[i] = s ? sv_seq(s) : 0;
+    if (fds[i].revents) ready++;
+  }
+  sv_unlock();
+  return ready;
+}
+
+/* One look at every descriptor: how many are ready, or -1. k/kmap collect the kernel ones. */
+static int look(struct pollfd *fds, nfds_t n, struct pollfd *k, nfds_t *kmap, nfds_t *nk) {
+  int ready = 0;
+  *nk = 0;
+  sv_lock();
+  if (G.ready) sv_progress(NULL);
+  for (nfds_t i = 0; i < n; i++) {
+    fds[i].revents = 0;
+    struct sv_sock *s = sv_sock_get(fds[i].fd);
+    if (s) {
+      fds[i].revents = sv_revents(s) & (short)(fds[i].events | POLLERR | POLLHUP | POLLNVAL);
+      if (fds[i].revents) ready++;
+    } else if (fds[i].fd >= 0) {
+      k[*nk] = fds[i];
+      kmap[(*nk)++] = i;
+    }
+  }
+  sv_unlock();
+  int kr = *nk ? poll(k, *nk, 0) : 0;
+  if (kr < 0) return -1;
+  for (nfds_t j = 0; j < *nk; j++)
+    if (k[j].revents) {
+      fds[kmap[j]].revents = k[j].revents;
+      ready++;
+    }
+  return ready;
+}
+
+/* Sleeps until a kernel descriptor or the notifier is ready, at most ms. */
+static int sleep_mixed(struct pollfd *k, nfds_t nk, int ms) {
+  int ev = sovia_notify_fd();
+  if (ev >= 0) k[nk++] = (struct pollfd){.fd = ev, .events = POLLIN};
+  else if (ms > 1) ms = 1;
+  int r = poll(k, nk, ms);
+  if (ev >= 0 && k[nk - 1].revents) {
+    uint64_t v;
+    ssize_t rd = read(ev, &v, sizeof v);
+    (void)rd;
+  }
+  return r < 0 && errno != EINTR ? -1 : 0;
 }
 
 int sovia_poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
-  struct pollfd *k = n ? calloc(n, sizeof *k) : NULL;
-  nfds_t *kmap = n ? calloc(n, sizeof *kmap) : NULL;
-  if (n && (!k || !kmap)) {
+  struct pollfd *k = calloc(n + 1, sizeof *k);
+  nfds_t *kmap = calloc(n + 1, sizeof *kmap);
+  if (!k || !kmap) {
     free(k), free(kmap);
     errno = ENOMEM;
     return -1;
   }
   uint64_t deadline = timeout_ms < 0 ? 0 : sv_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+  unsigned sig0 = sv_signals();
   int ready;
   for (;;) {
-    ready = 0;
-    nfds_t nk = 0;
-    bool any_sv = false;
-    sv_lock();
-    if (G.ready) sv_progress(NULL);
-    for (nfds_t i = 0; i < n; i++) {
-      fds[i].revents = 0;
-      struct sv_sock *s = sv_sock_get(fds[i].fd);
-      if (s) {
-        any_sv = true;
-        fds[i].revents = sv_revents(s, fds[i].events);
-        if (fds[i].revents) ready++;
-      } else if (fds[i].fd >= 0) {
-        k[nk] = fds[i];
-        kmap[nk++] = i;
-      }
-    }
-    sv_unlock();
-    int kr = nk ? poll(k, nk, 0) : 0;
-    if (kr < 0) {
+    nfds_t nk;
+    ready = look(fds, n, k, kmap, &nk);
+    if (ready || timeout_ms == 0) break;
+    uint64_t now = sv_now_ns();
+    if (deadline && now >= deadline) break;
+    if (sv_signals() != sig0) {
+      errno = EINTR;
       ready = -1;
       break;
     }
-    for (nfds_t j = 0; j < nk; j++)
-      if (k[j].revents) {
-        fds[kmap[j]].revents = k[j].revents;
-        ready++;
-      }
-    if (ready) break;
-    uint64_t now = sv_now_ns();
-    if (deadline && now >= deadline) break;
-    if (timeout_ms == 0) break;
-    if (nk) {
-      int slice = any_sv ? 1 : (deadline ? (int)((deadline - now) / 1000000 + 1) : -1);
-      if (poll(k, nk, slice) < 0 && errno != EINTR) {
-        ready = -1;
-        break;
-      }
+    int ms = MIXED_SLICE_MS;
+    if (deadline && (deadline - now) / 1000000 + 1 < (uint64_t)ms) ms = (int)((deadline - now) / 1000000 + 1);
+    if (nk > 0 || n == 0) {
+      sovia_notify_arm(1);
+      ready = look(fds, n, k, kmap, &nk);   /* armed: nothing that changes now is missed */
+      if (!ready) ready = sleep_mixed(k, nk, ms);
+      sovia_notify_arm(0);
+      if (ready) break;
     } else if (G.ready) {
       VIP_VI_HANDLE vh;
       VIP_BOOLEAN rq;

@@ -35,12 +35,14 @@ void sv_fail(struct sv_conn *c, int err) {
   }
   if (!c->err) c->err = err;
   c->st = SV_CLOSED;
+  c->evseq++;
 }
 
 static void reap_sq(struct sv_conn *c) {
   VIP_DESCRIPTOR *d;
   while (VipSendDone(c->vi, &d) == VIP_SUCCESS && d) {
     c->posted_sends--;
+    c->evseq++;
     if (d->CS.Status & VIP_STATUS_ERROR_MASK) {
       if (getenv("SOVIA_DEBUG")) fprintf(stderr, "send status %#x\n", d->CS.Status);
       sv_fail(c, ECONNRESET);
@@ -118,6 +120,7 @@ static void take_data(struct sv_conn *c, VIP_DESCRIPTOR *d) {
 static void take_fin(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   sv_conn_repost(c, d);
   c->peer_fin = true;
+  c->evseq++;
   c->finack_owed = true;
   if (c->st == SV_NORMAL) c->st = SV_CLOSE_WAIT;
   else if (c->st == SV_FIN_WAIT1) c->st = SV_CLOSING;
@@ -145,6 +148,7 @@ static void on_packet(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   uint32_t imm = d->CS.ImmediateData, len = d->CS.Length;
   unsigned kind = imm % SV_KINDS, acks = imm / SV_KINDS;
   const uint8_t *payload = d->DS[0].Local.Data.Address;
+  c->evseq++;
   switch (kind) {
   case SV_WAKEUP: {
     struct sv_hello h = {0};
@@ -284,22 +288,39 @@ void sv_progress(struct sv_conn *only) {
   }
   for (struct sv_conn *c = G.conns, *next; c; c = next) {
     next = c->next;
-    progress_one(c, now);
+    if (sv_usable(c)) progress_one(c, now);
   }
 }
 
-/* No spin of its own with sched_yield: on a loaded machine a yield hands the CPU to a
- * CPU-bound neighbour for a whole slice. VipCQWait spins briefly (libnic) and then sleeps. */
-int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
+unsigned sv_signals(void) { return G.sig_count ? G.sig_count() : 0; }
+
+void sovia_set_signal_probe(unsigned (*count)(void)) {
+  sv_lock();
+  G.sig_count = count;
+  sv_unlock();
+}
+
+static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr) {
+  unsigned sig0 = sv_signals();
   for (;;) {
     sv_progress(NULL);
     if (pred(arg)) return 0;
     uint64_t now = sv_now_ns();
     if (deadline && now >= deadline) return -ETIMEDOUT;
+    if (intr && sv_signals() != sig0) return -EINTR;
     sv_unlock();
     VIP_VI_HANDLE vh;
     VIP_BOOLEAN rq;
     VipCQWait(G.cq, 1, &vh, &rq);
     sv_lock();
   }
+}
+
+/* No spin of its own with sched_yield: on a loaded machine a yield hands the CPU to a
+ * CPU-bound neighbour for a whole slice. VipCQWait spins briefly (libnic) and then sleeps. */
+int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  return wait_any(pred, arg, deadline, false);
+}
+int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  return wait_any(pred, arg, deadline, true);
 }

@@ -4,7 +4,7 @@
  * sends what is combined). SOL_SOCKET: SO_ERROR (a failed non-blocking connect, once; then a
  * broken connection's error), SO_TYPE, SO_ACCEPTCONN, SO_RCVBUF (the receive ring's bound);
  * SO_REUSEADDR, SO_KEEPALIVE, SO_SNDBUF, SO_LINGER are accepted and have no effect
- * (documented in README.md). */
+ * (documented in README.md); IPPROTO_TCP TCP_INFO and TCP_MAXSEG answer in TCP's terms. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -63,7 +63,8 @@ int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len
              (name == SO_REUSEADDR || name == SO_KEEPALIVE ||
               name == SO_SNDBUF || name == SO_LINGER || name == SO_REUSEPORT)) {
     /* accepted, no effect */
-  } else if (level == IPPROTO_TCP || level == SOL_SOCKET || level == IPPROTO_IP) {
+  } else if (level == IPPROTO_TCP || level == SOL_SOCKET || level == IPPROTO_IP ||
+             level == IPPROTO_IPV6) {
     /* other TCP/IP tuning: accepted, no effect (programs set them by habit) */
   } else {
     errno = ENOPROTOOPT;
@@ -74,11 +75,43 @@ out:
   return ret;
 }
 
+/* TCP_INFO: what SOVIA knows, in TCP's terms: the state, the chunk as the segment size, the
+ * credit window as the congestion window, the receive ring as its space; no retransmissions (the NIC's Reliable
+ * Delivery repairs nothing it reports), a nominal 100 us round trip. */
+static void tcp_info_of(const struct sv_sock *s, struct tcp_info *ti) {
+  memset(ti, 0, sizeof *ti);
+  ti->tcpi_state = s->kind == SV_LISTEN ? 10 /* TCP_LISTEN */
+                   : s->kind == SV_CONN && s->c && !s->c->err ? 1 /* TCP_ESTABLISHED */
+                   : 7 /* TCP_CLOSE */;
+  ti->tcpi_rto = 200000;
+  ti->tcpi_ato = 40000;
+  ti->tcpi_snd_mss = ti->tcpi_rcv_mss = ti->tcpi_advmss = SV_CHUNK;
+  ti->tcpi_pmtu = SV_CHUNK;
+  ti->tcpi_rtt = 100;
+  ti->tcpi_rttvar = 50;
+  ti->tcpi_snd_ssthresh = 0x7fffffff;
+  ti->tcpi_reordering = 3;
+  if (s->kind == SV_CONN && s->c) {
+    const struct sv_conn *c = s->c;
+    ti->tcpi_snd_cwnd = c->hello ? c->W : 1;
+    ti->tcpi_unacked = c->unacked;
+    ti->tcpi_rcv_space = (uint32_t)c->rb_max;
+  }
+}
+
 int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
   int ret = 0, v = 0;
   sv_lock();
   struct sv_sock *s = sv_sock_get(fd);
   if (!s) { errno = EBADF; ret = -1; goto out; }
+  if (level == IPPROTO_TCP && name == TCP_INFO && val && len) {
+    struct tcp_info ti;
+    tcp_info_of(s, &ti);
+    socklen_t n = *len < sizeof ti ? *len : (socklen_t)sizeof ti;
+    memcpy(val, &ti, n);
+    *len = n;
+    goto out;
+  }
   if (!val || !len || *len < (socklen_t)sizeof(int)) { errno = EINVAL; ret = -1; goto out; }
   if (level == SOL_SOVIA) {
     switch (name) {
@@ -92,6 +125,13 @@ int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
     }
   } else if (level == IPPROTO_TCP && name == TCP_NODELAY) {
     v = !s->cfg.combine;
+  } else if (level == IPPROTO_TCP && name == TCP_MAXSEG) {
+    v = SV_CHUNK;
+  } else if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
+    v = 0;                     /* a SOVIA listener takes IPv4 and IPv4-mapped peers alike */
+  } else if (level == SOL_SOCKET && (name == SO_REUSEADDR || name == SO_KEEPALIVE ||
+                                     name == SO_REUSEPORT)) {
+    v = 0;
   } else if (level == SOL_SOCKET && name == SO_ERROR) {
     if (s->so_error) {
       v = s->so_error;

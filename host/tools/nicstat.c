@@ -2,7 +2,9 @@
  * (doorbells, host signals, host DMA descriptors/bytes/errors/busy time, link frames, bytes,
  * drops, busy time, receive truncations) and the firmware's struct hostif_counters (messages
  * and bytes each way, drops by reason, protection and format errors, events dispatched by
- * type, DMA busy time, the PANIC VM's packets, activations and aborts by reason).
+ * type, DMA busy time, the PANIC VM's packets, activations and aborts by reason), and for a NIC
+ * whose firmware is the LANai image on nicd's simulator its processor: pc, fault, and
+ * instructions and cycles by event class.
  * Usage: nicstat [-i MS [-c N]] [nic0 ...] (default nic0). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../hw/lanai/iss.h"
 #include "libnic.h"
 
 static const char *const hw_names[HW_CTR_N] = {
@@ -21,6 +24,45 @@ static const char *const hw_names[HW_CTR_N] = {
   "send_frames", "send_bytes", "send_drops", "send_busy_ns",
   "recv_frames", "recv_bytes", "recv_msgs", "recv_truncated",
 };
+
+static const char *const class_names[HW_CPU_NCLASS] = {
+  "idle", "doorbell", "host DMA done", "receive", "send done", "timer", "VM activation", "other",
+};
+
+static void show_cpu(const struct hw_cpu *c, bool faulted) {
+  printf("  processor: LANai (instruction-set simulator), pc 0x%08x, %" PRIu64 " instructions, %"
+         PRIu64 " cycles\n", c->pc, c->insns, c->cycles);
+  if (faulted)
+    printf("    FAULTED: %s at pc 0x%08x word 0x%08x (address 0x%08x)\n",
+           iss_fault_name((enum iss_fault)c->fault), c->pc, c->fault_word, c->fault_addr);
+  printf("    %-14s %14s %14s\n", "event class", "instructions", "cycles");
+  for (unsigned k = 0; k < HW_CPU_NCLASS; k++)
+    if (c->class_insns[k])
+      printf("    %-14s %14" PRIu64 " %14" PRIu64 "\n", class_names[k], c->class_insns[k],
+             c->class_cycles[k]);
+}
+
+/* Firmware faults by name (hostif.h's HOSTIF_FAULTS), and the latest one. */
+static void print_faults(const struct hostif_counters *k) {
+  static const char *const name[] = {
+#define FAULT_NAME(id, what) #id,
+      HOSTIF_FAULTS(FAULT_NAME)
+#undef FAULT_NAME
+  };
+  static const char *const what[] = {
+#define FAULT_WHAT(id, w) w,
+      HOSTIF_FAULTS(FAULT_WHAT)
+#undef FAULT_WHAT
+  };
+  for (unsigned i = 1; i < HOSTIF_FAULT_N; i++)
+    if (k->faults[i]) printf("      %-20s %" PRIu64 "  %s\n", name[i], k->faults[i], what[i]);
+  if (k->last_fault > 0 && k->last_fault < HOSTIF_FAULT_N) {
+    printf("      latest: %s", name[k->last_fault]);
+    if (k->last_fault >= HOSTIF_FAULT_DP_ASSERT && k->last_fault_where[0])
+      printf(" at %.*s", (int)sizeof k->last_fault_where, k->last_fault_where);
+    printf("\n");
+  }
+}
 
 static void show(const char *dev) {
   char wname[64];
@@ -35,9 +77,11 @@ static void show(const char *dev) {
     return;
   }
   struct hw_regs *r = w.regs;
+  bool faulted = atomic_load(&r->state) == HW_NIC_FAULTED;
   printf("%s: node %u, %s, clock %.6f s, SRAM %u KiB\n", dev, r->node,
-         hwin_nic_alive(&w) ? "running" : "STOPPED", (double)atomic_load(&r->clock_ns) / 1e9,
-         w.sram_size >> 10);
+         hwin_nic_alive(&w) ? "running" : faulted ? "FAULTED" : "STOPPED",
+         (double)atomic_load(&r->clock_ns) / 1e9, w.sram_size >> 10);
+  if (r->cpu.kind == HW_CPU_LANAI) show_cpu(&r->cpu, faulted);
   printf("  hardware:\n");
   for (int i = 0; i < HW_CTR_N; i++)
     printf("    %-18s %" PRIu64 "\n", hw_names[i], (uint64_t)atomic_load(&r->ctr[i]));
@@ -61,6 +105,7 @@ static void show(const char *dev) {
            ", received %" PRIu64 "; connections broken %" PRIu64 "\n",
            k.tx_acks, k.rx_acks, k.tx_nacks, k.rx_nacks, k.conn_broken);
     printf("    faults %" PRIu64 ", unknown doorbells %" PRIu64 "\n", k.fw_faults, k.bad_doorbells);
+    print_faults(&k);
     static const char *const isr_names[14] = {"host_sig", "send",  "recv",   "head",   "buff",
                                               "wake0",    "wake1", "wake2",  "wake3",  "timer0",
                                               "timer1",   "timer2", "link_down", "memory"};

@@ -12,19 +12,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "naming.h"
 #include "vipl_internal.h"
-
-void vipl_run_path(const char *file, char *out, size_t cap) {
-  const char *run = getenv("VERINIC_RUN");
-  if (run && *run) snprintf(out, cap, "%s/%s", run, file);
-  else snprintf(out, cap, "/tmp/verinic-%u/%s", (unsigned)getuid(), file);
-}
 
 int vipl_cm_open(void) {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  const char *sock = getenv("VERINIC_SOCKET");
-  if (sock && *sock) snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
-  else vipl_run_path("nicd.sock", sa.sun_path, sizeof sa.sun_path);
+  if (naming_socket_path(sa.sun_path, sizeof sa.sun_path) != 0) return -ENAMETOOLONG;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
   if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
@@ -84,6 +77,12 @@ void vipl_addr_disc_hex(const VIP_NET_ADDRESS *a, char *out, size_t cap) {
   }
   const uint8_t *d = a->HostAddress + a->HostAddressLen;
   for (unsigned i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+void vipl_addr_set_host(VIP_NET_ADDRESS *a, unsigned node) {
+  a->HostAddressLen = 2;
+  a->HostAddress[0] = (uint8_t)(node >> 8);
+  a->HostAddress[1] = (uint8_t)node;
 }
 
 int vipl_addr_fill(VIP_NET_ADDRESS *a, unsigned node, const char *hex) {

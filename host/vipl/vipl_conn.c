@@ -74,6 +74,9 @@ VIP_RETURN VipConnectAccept(VIP_CONN_HANDLE ConnHandle, VIP_VI_HANDLE ViHandle) 
   if (!c || !v || v->nic != c->nic) return VIP_INVALID_PARAMETER;
   if (lnic_vi_state(v->lv) != HOSTIF_VI_IDLE) return VIP_INVALID_STATE;
   if (v->lv->reliability != c->rel) return VIP_INVALID_RELIABILITY_LEVEL;
+  lnic_lock(v->nic->dev);
+  lnic_vi_resync(v->lv);   /* a flushed earlier connection left the NIC's indices behind */
+  lnic_unlock(v->nic->dev);
   char line[96], reply[256];
   snprintf(line, sizeof line, "ACCEPT %u %u %u\n", c->id, (unsigned)v->nic->dev->node, v->lv->idx);
   int rc = vipl_cm_call(c->fd, line, reply, sizeof reply, 10000000000ll);
@@ -104,6 +107,9 @@ VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
   vipl_addr_disc_hex(RemoteAddr, rdisc, sizeof rdisc);
   if (LocalAddr) vipl_addr_disc_hex(LocalAddr, mydisc, sizeof mydisc);
   else snprintf(mydisc, sizeof mydisc, "-");
+  lnic_lock(v->nic->dev);
+  lnic_vi_resync(v->lv);
+  lnic_unlock(v->nic->dev);
   int fd = vipl_cm_open();
   if (fd < 0) return VIP_ERROR_RESOURCE;
   snprintf(line, sizeof line, "CONNECT %u %u %u %s %s\n", (unsigned)v->nic->dev->node,

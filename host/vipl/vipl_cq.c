@@ -63,7 +63,10 @@ void vipl_cq_detach(struct vvi *vi) {
 }
 
 void vipl_cq_progress(struct vcq *c) {
-  for (unsigned i = 0; i < c->nmem; i++) lnic_progress(c->mem[i].vi->lv, c->mem[i].q);
+  for (unsigned i = 0; i < c->nmem; i++) {
+    vipl_vi_broken(c->mem[i].vi);
+    lnic_progress(c->mem[i].vi->lv, c->mem[i].q);
+  }
 }
 
 static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *l1mask) {

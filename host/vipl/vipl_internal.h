@@ -74,6 +74,9 @@ int vipl_rel_to_hostif(VIP_RELIABILITY_LEVEL r);
 VIP_RELIABILITY_LEVEL vipl_rel_from_hostif(unsigned r);
 /* The NIC died: flush every VI of nic, tell the error callback once. Device lock held. */
 void vipl_nic_dead(struct vnic *nic);
+/* vipl_break.c: true if the VI is in ERROR, after completing all it had outstanding with
+ * VIP_STATUS_DESC_FLUSHED_ERROR. Device lock held. */
+bool vipl_vi_broken(struct vvi *v);
 /* Milliseconds (VIP_INFINITE: -1) to nanoseconds. */
 int64_t vipl_timeout_ns(VIP_ULONG ms);
 /* Progress every member queue of a CQ. Device lock held. */
@@ -87,7 +90,8 @@ int vipl_cm_call(int fd, const char *line, char *reply, size_t cap, int64_t time
 int vipl_addr_node(const VIP_NET_ADDRESS *a, unsigned *node);
 void vipl_addr_disc_hex(const VIP_NET_ADDRESS *a, char *out, size_t cap);
 int vipl_addr_fill(VIP_NET_ADDRESS *a, unsigned node, const char *disc_hex);
+/* The host address only (the name service): DiscriminatorLen and its bytes are untouched. */
+void vipl_addr_set_host(VIP_NET_ADDRESS *a, unsigned node);
 /* Where nicd's files are ($VERINIC_RUN, default /tmp/verinic-<uid>). */
-void vipl_run_path(const char *file, char *out, size_t cap);
 
 #endif

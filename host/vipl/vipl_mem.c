@@ -1,6 +1,7 @@
 /* VIPL memory registration. A VIP_MEM_HANDLE is (protection tag << 8 | registration id): the
  * tag travels in every descriptor segment (hostif_seg.ptag) and, for RDMA Write, a peer's
- * handle tells the NIC which tag the remote region must carry. */
+ * handle tells the NIC which tag and which registration (key id + 1) the remote memory must
+ * be; EnableRdmaWrite opens the registration's regions to remote RDMA Writes. */
 #include <errno.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ VIP_RETURN VipRegisterMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress, VI
   if (MemAttribs->EnableRdmaRead) return VIP_INVALID_RDMAREAD;
   int id = lnic_mem_register(n->dev, VirtualAddress, Length, p->tag);
   if (id < 0) return vipl_err(id);
+  lnic_mem_set_rdma(n->dev, id, MemAttribs->EnableRdmaWrite != 0);
   lnic_lock(n->dev);
   n->mr[id].ptag = p;
   n->mr[id].rdma_write = MemAttribs->EnableRdmaWrite != 0;
@@ -77,5 +79,6 @@ VIP_RETURN VipSetMemAttributes(VIP_NIC_HANDLE NicHandle, VIP_PVOID Address,
   else if (vh_get(MemAttribs->Ptag, VH_PTAG) != n->mr[id].ptag) r = VIP_ERROR_NOT_SUPPORTED;
   else n->mr[id].rdma_write = MemAttribs->EnableRdmaWrite != 0;
   lnic_unlock(n->dev);
+  if (r == VIP_SUCCESS) lnic_mem_set_rdma(n->dev, id, MemAttribs->EnableRdmaWrite != 0);
   return r;
 }

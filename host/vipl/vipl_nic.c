@@ -86,11 +86,11 @@ VIP_RETURN VipQueryNic(VIP_NIC_HANDLE NicHandle, VIP_NIC_ATTRIBUTES *a) {
   a->MaxRegisterBlockBytes = (VIP_ULONG)1 << 40;
   a->MaxVI = HOSTIF_NVI - 1;
   a->MaxDescriptorsPerQueue = NIC_WQ_MAX;
-  a->MaxSegmentsPerDesc = HOSTIF_MAXSEG + 1;   /* + the RDMA address segment */
+  a->MaxSegmentsPerDesc = HOSTIF_MAXSEG;   /* data segments; an RDMA Write may add its address */
   a->MaxCQ = 1024;
   a->MaxCQEntries = NIC_WQ_MAX;
   a->MaxTransferSize = HOSTIF_MAX_XFER;
-  a->NativeMTU = HOSTIF_MTU;
+  a->NativeMTU = HOSTIF_MAX_PAYLOAD;
   a->MaxPtags = 4096;
   a->ReliabilityLevelSupport = VIP_SERVICE_UNRELIABLE | VIP_SERVICE_RELIABLE_DELIVERY;
   a->RDMAReadSupport = 0;

@@ -1,5 +1,5 @@
-/* VIPL name service: the hosts file nicd documents (firmware/nicd/CONNECT.md), lines
- * "<name> <node>", '#' comments, first match wins ($VERINIC_HOSTS, else $VERINIC_RUN/hosts).
+/* VIPL name service: the hosts file (iface/naming.h; format in iface/README.md), first match
+ * wins ($VERINIC_HOSTS, else $VERINIC_RUN/hosts). A malformed file is VIP_ERROR_NAMESERVICE.
  * A name missing from the file is asked of nicd (RESOLVE) before giving up. NameIndex picks
  * among several lines for one name. */
 #define _GNU_SOURCE
@@ -9,15 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "naming.h"
 #include "vipl_internal.h"
 
 VIP_RETURN VipNSInit(VIP_NIC_HANDLE NicHandle, VIP_PVOID NSInitInfo) {
   struct vnic *n = vh_get(NicHandle, VH_NIC);
   if (!n) return VIP_INVALID_PARAMETER;
-  const char *env = getenv("VERINIC_HOSTS");
   if (NSInitInfo) snprintf(n->hosts_path, sizeof n->hosts_path, "%s", (const char *)NSInitInfo);
-  else if (env && *env) snprintf(n->hosts_path, sizeof n->hosts_path, "%s", env);
-  else vipl_run_path("hosts", n->hosts_path, sizeof n->hosts_path);
+  else if (naming_hosts_path(n->hosts_path, sizeof n->hosts_path) != 0) return VIP_INVALID_PARAMETER;
   n->ns_ready = true;
   return VIP_SUCCESS;
 }
@@ -30,21 +29,16 @@ VIP_RETURN VipNSShutdown(VIP_NIC_HANDLE NicHandle) {
   return VIP_SUCCESS;
 }
 
-/* Calls fn on every (name, node) line of the file until it returns non-zero. */
+/* Calls fn on every entry of the file until it returns non-zero: 0, or -EINVAL (malformed)
+ * or -errno (unreadable). */
 static int hosts_scan(const char *path, int (*fn)(void *, const char *, unsigned), void *ctx) {
-  FILE *f = fopen(path, "re");
-  if (!f) return -errno;
-  char line[512];
-  int r = 0;
-  while (!r && fgets(line, sizeof line, f)) {
-    char *hash = strchr(line, '#');
-    if (hash) *hash = 0;
-    char name[256];
-    unsigned node;
-    if (sscanf(line, "%255s %u", name, &node) == 2 && node <= 0xffff) r = fn(ctx, name, node);
-  }
-  fclose(f);
-  return r;
+  struct naming_hosts h;
+  char err[NAMING_ERR_LEN];
+  int rc = naming_hosts_load(path, &h, err, sizeof err);
+  for (unsigned i = 0; rc == 0 && i < h.n; i++)
+    if (fn(ctx, h.e[i].name, h.e[i].node)) break;
+  naming_hosts_free(&h);
+  return rc;
 }
 
 struct by_name { const char *name; unsigned index, node; bool found; };
@@ -63,7 +57,7 @@ VIP_RETURN VipNSGetHostByName(VIP_NIC_HANDLE NicHandle, VIP_CHAR *Name, VIP_NET_
   if (!n || !Name || !Address || !*Name || strlen(Name) > 200) return VIP_INVALID_PARAMETER;
   if (!n->ns_ready) return VIP_ERROR_NAMESERVICE;
   struct by_name b = {.name = Name, .index = (unsigned)NameIndex};
-  hosts_scan(n->hosts_path, match_name, &b);
+  if (hosts_scan(n->hosts_path, match_name, &b) == -EINVAL) return VIP_ERROR_NAMESERVICE;
   if (!b.found && NameIndex == 0 && !strpbrk(Name, " \n")) {
     int fd = vipl_cm_open();
     if (fd >= 0) {
@@ -76,7 +70,7 @@ VIP_RETURN VipNSGetHostByName(VIP_NIC_HANDLE NicHandle, VIP_CHAR *Name, VIP_NET_
     }
   }
   if (!b.found) return VIP_NO_MATCH;
-  vipl_addr_fill(Address, b.node, NULL);
+  vipl_addr_set_host(Address, b.node);   /* the discriminator is the caller's (VIA 1.0) */
   return VIP_SUCCESS;
 }
 
@@ -95,7 +89,7 @@ VIP_RETURN VipNSGetHostByAddr(VIP_NIC_HANDLE NicHandle, VIP_NET_ADDRESS *Address
   struct by_node b = {0};
   if (!n || !Name || !NameLen || vipl_addr_node(Address, &b.node)) return VIP_INVALID_PARAMETER;
   if (!n->ns_ready) return VIP_ERROR_NAMESERVICE;
-  hosts_scan(n->hosts_path, match_node, &b);
+  if (hosts_scan(n->hosts_path, match_node, &b) == -EINVAL) return VIP_ERROR_NAMESERVICE;
   if (!b.found) return VIP_NO_MATCH;
   size_t need = strlen(b.name) + 1;
   if (*NameLen < need) {

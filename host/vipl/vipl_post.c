@@ -27,7 +27,7 @@ static uint32_t translate(struct vvi *v, VIP_DESCRIPTOR *d, bool send, struct ho
     if (nseg < 1) return HOSTIF_ST_FORMAT;
     h->op = HOSTIF_OP_RDMA_WRITE;
     h->rdma_addr = ds[0].Remote.Data.AddressBits;
-    h->rdma_ptag = SEG_PTAG(ds[0].Remote.Handle);
+    h->rdma_ptag = HOSTIF_RDMA_HANDLE(SEG_PTAG(ds[0].Remote.Handle), (ds[0].Remote.Handle & 0xffu) + 1);
     first = 1;
   } else {
     return HOSTIF_ST_FORMAT;   /* RDMA Read is not supported; the reserved op is malformed */
@@ -59,6 +59,7 @@ static VIP_RETURN post(VIP_VI_HANDLE vh, VIP_DESCRIPTOR *d, bool send) {
   d->CS.Status = 0;
   struct lnic_dev *dev = v->nic->dev;
   lnic_lock(dev);
+  if (!send && !local && vipl_vi_broken(v)) local = HOSTIF_ST_FLUSHED;   /* nothing would take it */
   int rc = lnic_post(v->lv, send ? NIC_SQ : NIC_RQ, &h, d, local);
   if (rc == -EPIPE) vipl_nic_dead(v->nic);
   lnic_unlock(dev);
@@ -78,6 +79,7 @@ VIP_RETURN VipPostRecv(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 /* One attempt: progress, take the oldest completion. Device lock held. */
 static VIP_RETURN try_done(struct vvi *v, int q, VIP_DESCRIPTOR **out, uint32_t *l1mask) {
   *l1mask = lnic_drain_all(v->nic->dev);
+  vipl_vi_broken(v);
   lnic_progress(v->lv, q);
   struct lnic_cqe c;
   if (lnic_take(v->lv, q, &c) == 0) {

@@ -16,10 +16,8 @@ static uint32_t vip_status(const struct lnic_cqe *c) {
   }
   switch (c->status) {
   case HOSTIF_ST_DONE: break;
-  case HOSTIF_ST_PROTECTION:
-    s |= c->op == HOSTIF_OP_RDMA_WRITE ? VIP_STATUS_RDMA_PROT_ERROR | VIP_STATUS_PROTECTION_ERROR
-                                       : VIP_STATUS_PROTECTION_ERROR;
-    break;
+  case HOSTIF_ST_PROTECTION: s |= VIP_STATUS_PROTECTION_ERROR; break;   /* a local fault */
+  case HOSTIF_ST_RDMA_PROT: s |= VIP_STATUS_RDMA_PROT_ERROR; break;      /* the peer refused */
   case HOSTIF_ST_LENGTH: s |= VIP_STATUS_LENGTH_ERROR; break;
   case HOSTIF_ST_FORMAT: s |= VIP_STATUS_FORMAT_ERROR; break;
   case HOSTIF_ST_DISCONNECTED: s |= VIP_STATUS_TRANSPORT_ERROR; break;
@@ -41,6 +39,22 @@ static void reap_hook(void *ctx, const struct lnic_cqe *c) {
   d->CS.Length = c->len;
   if (c->op == HOSTIF_OP_RECV && (c->flags & HOSTIF_F_IMMEDIATE)) d->CS.ImmediateData = c->imm;
   __atomic_store_n(&d->CS.Status, vip_status(c), __ATOMIC_RELEASE);   /* last, as a NIC would */
+}
+
+/* What the NIC enforces of the attributes on incoming work: RDMA Writes may target the VI. */
+static void vi_set_flags(struct vvi *v) {
+  volatile struct hostif_vi *e = lnic_hostif_vi(v->nic->dev, v->lv->idx);
+  __atomic_store_n(&e->flags, v->attrs.EnableRdmaWrite ? HOSTIF_VI_F_RDMA_WRITE : 0u, __ATOMIC_RELEASE);
+}
+
+/* Device lock held: the VI's queues join their CQs (cq[0] send, cq[1] receive; NULL: none). */
+static void cq_attach(struct vvi *v, struct vcq *const cq[2]) {
+  for (int q = 0; q < 2; q++)
+    if (cq[q]) {
+      v->cq[q] = cq[q];
+      cq[q]->mem[cq[q]->nmem].vi = v;
+      cq[q]->mem[cq[q]->nmem++].q = q;
+    }
 }
 
 VIP_RETURN VipCreateVi(VIP_NIC_HANDLE NicHandle, VIP_VI_ATTRIBUTES *ViAttribs,
@@ -76,16 +90,12 @@ VIP_RETURN VipCreateVi(VIP_NIC_HANDLE NicHandle, VIP_VI_ATTRIBUTES *ViAttribs,
   v->nic = n;
   v->ptag = p;
   v->attrs = *ViAttribs;
+  vi_set_flags(v);
   if (!v->attrs.MaxTransferSize) v->attrs.MaxTransferSize = HOSTIF_MAX_XFER;
   lnic_lock(n->dev);
   v->lv->reap = reap_hook;
   v->lv->reap_ctx = v;
-  for (int q = 0; q < 2; q++)
-    if (cq[q]) {
-      v->cq[q] = cq[q];
-      cq[q]->mem[cq[q]->nmem].vi = v;
-      cq[q]->mem[cq[q]->nmem++].q = q;
-    }
+  cq_attach(v, cq);
   p->users++;
   n->nvis++;
   lnic_unlock(n->dev);
@@ -97,12 +107,22 @@ VIP_RETURN VipDestroyVi(VIP_VI_HANDLE ViHandle) {
   struct vvi *v = vh_get(ViHandle, VH_VI);
   if (!v) return VIP_INVALID_PARAMETER;
   struct vnic *n = v->nic;
-  int rc = lnic_vi_destroy(v->lv, false);
-  if (rc == -EBUSY && lnic_alive(n->dev) != 0) rc = lnic_vi_destroy(v->lv, true);
-  if (rc) return vipl_err(rc);   /* connected, or descriptors outstanding: VIP_INVALID_STATE */
-  vh_free(ViHandle);
+  /* Leave the CQs first: a thread in VipCQWait walks their members under the device lock and
+   * must never reach the libnic VI that lnic_vi_destroy frees. */
+  struct vcq *cq[2] = {v->cq[0], v->cq[1]};
   lnic_lock(n->dev);
   vipl_cq_detach(v);
+  lnic_unlock(n->dev);
+  int rc = lnic_vi_destroy(v->lv, false);
+  if (rc == -EBUSY && lnic_alive(n->dev) != 0) rc = lnic_vi_destroy(v->lv, true);
+  if (rc) {                      /* connected, or descriptors outstanding: VIP_INVALID_STATE */
+    lnic_lock(n->dev);
+    cq_attach(v, cq);
+    lnic_unlock(n->dev);
+    return vipl_err(rc);
+  }
+  vh_free(ViHandle);
+  lnic_lock(n->dev);
   v->ptag->users--;
   n->nvis--;
   lnic_unlock(n->dev);
@@ -161,6 +181,7 @@ VIP_RETURN VipSetViAttributes(VIP_VI_HANDLE ViHandle, VIP_VI_ATTRIBUTES *a) {
     p->users++;
     v->ptag = p;
     v->attrs = *a;
+    vi_set_flags(v);
     if (!v->attrs.MaxTransferSize) v->attrs.MaxTransferSize = HOSTIF_MAX_XFER;
   }
   lnic_unlock(d);

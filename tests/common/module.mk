@@ -5,3 +5,25 @@ $(B)/obj/tests/common/%.o $(B)/san/tests/common/%.o: INCLUDES += $(LIBNIC_INCLUD
 NICD_RUN_OBJ     := $(B)/obj/tests/common/nicd_run.o
 NICD_RUN_OBJ_SAN := $(B)/san/tests/common/nicd_run.o
 CHILD_OBJ_SAN    := $(B)/san/tests/common/child.o
+
+# --- every end-to-end suite again on the LANai firmware ------------------------------------
+# build/tests/on-lanai/<suite>.lanai.sh runs the suite with VERINIC_FIRMWARE=lanai: its nicd
+# (nicd_run.c, nicd.sh) runs the LANai image on the instruction-set simulator. Same suite,
+# same assertions, the other firmware.
+ON_LANAI_SUITES := $(B)/tests/vipl/test_vipl_e2e $(B)/tests/vipl/test_vipl_reliable \
+                   $(B)/tests/vipl/test_vipl_rdma $(B)/tests/vipl/test_vipl_reconnect \
+                   $(B)/tests/sovia_lib/test_sovia_lib tests/sovia_lib/preload.sh \
+                   tests/sovia_lib/echo.sh $(B)/tests/panic/test_panic_e2e \
+                   $(B)/tests/panic/test_panic_hostile tests/panic/panicctl-cli.sh
+on_lanai_name = $(B)/tests/on-lanai/$(notdir $(basename $(1))).lanai.sh
+ON_LANAI := $(foreach t,$(ON_LANAI_SUITES),$(call on_lanai_name,$(t)))
+TEST_BINS += $(ON_LANAI) firmware-lanai
+TESTS     += $(ON_LANAI)
+
+define on_lanai_rule
+$(call on_lanai_name,$(1)): tests/common/module.mk
+	@mkdir -p $$(dir $$@)
+	printf '#!/bin/sh\n# %s on the LANai firmware (tests/common/module.mk)\nVERINIC_FIRMWARE=lanai exec %s "$$$$@"\n' '$(1)' '$(1)' >$$@
+	chmod +x $$@
+endef
+$(foreach t,$(ON_LANAI_SUITES),$(eval $(call on_lanai_rule,$(t))))

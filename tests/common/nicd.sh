@@ -9,8 +9,9 @@
 #   /verinic-nicI and reads no variable to change it). Exports VERINIC_RUN=$run and unsets
 #   VERINIC_HOSTS and VERINIC_SOCKET, so that every program started afterwards reaches this
 #   nicd's connection manager and hosts file. Starts ${NICD:-build/bin/nicd} -n 2 with the
-#   options in the background ($nicd; output in $run/nicd.log). Returns 0 once its socket is
-#   there (10 s at most), else 1.
+#   options in the background ($nicd; output in $run/nicd.log); with VERINIC_FIRMWARE=lanai
+#   also --lanai ${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img} (the LANai image on nicd's
+#   instruction-set simulator). Returns 0 once its socket is there (10 s at most), else 1.
 # nicd_cleanup
 #   Stops nicd, kills the script's other background jobs and removes $run.
 
@@ -24,7 +25,14 @@ nicd_start() {
   printf 'nic0 0\nnic1 1\n10.0.0.1 0\n10.0.0.2 1\n' >"$run/hosts"
   export VERINIC_RUN=$run
   unset VERINIC_HOSTS VERINIC_SOCKET
-  "${NICD:-build/bin/nicd}" -n 2 --run "$run" --prefix "$prefix" "$@" >"$run/nicd.log" 2>&1 &
+  local fw=()
+  case ${VERINIC_FIRMWARE:-native} in
+    native) ;;
+    lanai) fw=(--lanai "${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img}") ;;
+    *) echo "nicd_start: VERINIC_FIRMWARE=$VERINIC_FIRMWARE: not native or lanai" >&2; return 1 ;;
+  esac
+  "${NICD:-build/bin/nicd}" -n 2 --run "$run" --prefix "$prefix" "${fw[@]}" "$@" \
+    >"$run/nicd.log" 2>&1 &
   nicd=$!
   for _ in $(seq 100); do [[ -S $run/nicd.sock ]] && break; sleep 0.1; done
   [[ -S $run/nicd.sock ]]

@@ -63,9 +63,27 @@ static bool all_up(int n) {
   return true;
 }
 
+/* $VERINIC_FIRMWARE: "native" (or unset) for nicd's built-in firmware, "lanai" for the LANai
+ * image ($VERINIC_LANAI_IMAGE, default build/lanai/firmware.img) on the simulator. NULL for
+ * anything else. */
+static const char *firmware_image(bool *lanai) {
+  const char *fw = getenv("VERINIC_FIRMWARE");
+  *lanai = fw && strcmp(fw, "lanai") == 0;
+  if (fw && *fw && !*lanai && strcmp(fw, "native") != 0) return NULL;
+  const char *img = getenv("VERINIC_LANAI_IMAGE");
+  return img && *img ? img : "build/lanai/firmware.img";
+}
+
 pid_t nicd_start(int n, bool fast) {
   const char *bin = getenv("NICD");
   if (!bin) bin = "build/bin/nicd";
+  bool lanai;
+  const char *image = firmware_image(&lanai);
+  if (!image) {
+    fprintf(stderr, "nicd_start: VERINIC_FIRMWARE=%s: not native or lanai\n",
+            getenv("VERINIC_FIRMWARE"));
+    return -1;
+  }
   if (n < 1 || n > NICD_RUN_MAX) {
     fprintf(stderr, "nicd_start: %d NICs (1..%d)\n", n, NICD_RUN_MAX);
     return -1;
@@ -80,8 +98,12 @@ pid_t nicd_start(int n, bool fast) {
   snprintf(nstr, sizeof nstr, "%d", n);
   pid_t pid = fork();
   if (pid == 0) {
-    execl(bin, "nicd", "-n", nstr, "--run", run_dir, "--prefix", prefix,
-          fast ? "--fast" : (char *)NULL, (char *)NULL);
+    const char *argv[12] = {"nicd", "-n", nstr, "--run", run_dir, "--prefix", prefix};
+    int k = 7;
+    if (fast) argv[k++] = "--fast";
+    if (lanai) argv[k++] = "--lanai", argv[k++] = image;
+    argv[k] = NULL;
+    execv(bin, (char *const *)argv);
     perror(bin);
     _exit(127);
   }

@@ -18,7 +18,10 @@
 /* Starts build/bin/nicd (or $NICD) with n NICs (at most 16) under this process's run
  * directory and prefix; sets VERINIC_RUN and unsets VERINIC_HOSTS and VERINIC_SOCKET, so
  * that this process and its children reach this nicd; waits until its socket is there and
- * every NIC's firmware is up. The pid, or -1 (with a message). */
+ * every NIC's firmware is up. The firmware is nicd's native one, or with
+ * VERINIC_FIRMWARE=lanai the LANai image ($VERINIC_LANAI_IMAGE, default
+ * build/lanai/firmware.img) on nicd's instruction-set simulator (nicd --lanai). The pid, or -1
+ * (with a message). */
 pid_t nicd_start(int n, bool fast);
 /* SIGTERM (or SIGKILL when kill9, then removes the windows it left), reaps it and removes
  * the run directory. */

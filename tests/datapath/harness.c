@@ -5,11 +5,18 @@
  * and it is idle). Real bytes move through SRAM
  * buffers. A seeded random scheduler interleaves firmware steps with engine completions, so
  * many event orders are tried; the invariants the model proves are checked here as run-time
- * assertions on the C, with the hardware's own account of what is in each buffer. */
+ * assertions on the C, with the hardware's own account of what is in each buffer.
+ *
+ * Hosted, it is the test program. With DATAPATH_HARNESS_FREESTANDING it has no main and no libc
+ * headers: the including file (tests/iss/progs/datapath.c, built for LANai) provides printf,
+ * vsnprintf, memset and memcpy, and calls run_seeds. */
 #include <stdarg.h>
+#include <stdint.h>
+#ifndef DATAPATH_HARNESS_FREESTANDING
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#endif
 
 #include "datapath.h"
 #include "datapath_hal.h"
@@ -29,7 +36,7 @@ typedef struct {
 } Request;
 
 typedef struct {
-  unsigned long rng;
+  uint64_t rng; /* 64 bits on every target, so the runs are the same on LANai */
   int failures;
   const char *first_failure;
   /* host */
@@ -58,7 +65,7 @@ typedef struct {
 static Sim sim;
 
 static unsigned rnd(unsigned n) {
-  sim.rng = sim.rng * 6364136223846793005UL + 1442695040888963407UL;
+  sim.rng = sim.rng * 6364136223846793005ULL + 1442695040888963407ULL;
   return (unsigned)(sim.rng >> 33) % n;
 }
 
@@ -362,8 +369,8 @@ static int run(unsigned long seed) {
   return sim.failures == 0;
 }
 
-int main(int argc, char **argv) {
-  int seeds = argc > 1 ? atoi(argv[1]) : 40;
+/* Seeds 1..seeds; prints one line per run and a summary, returns the number of failed runs. */
+static int run_seeds(int seeds) {
   int pass = 0, fails = 0;
   for (int s = 1; s <= seeds; s++) {
     if (run((unsigned long)s * 7919))
@@ -372,5 +379,11 @@ int main(int argc, char **argv) {
       fails++;
   }
   printf("%d passed, %d failed\n", pass, fails);
-  return fails ? 1 : 0;
+  return fails;
 }
+
+#ifndef DATAPATH_HARNESS_FREESTANDING
+int main(int argc, char **argv) {
+  return run_seeds(argc > 1 ? atoi(argv[1]) : 40) ? 1 : 0;
+}
+#endif

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "wait.h"
+
 struct nic *t_nic(uint16_t node, enum nic_timing timing) {
   struct nic_config c;
   nic_config_default(&c);
@@ -55,4 +57,9 @@ struct nic_hdma_desc t_desc_read(struct nic *nic, uint32_t at) {
   struct nic_hdma_desc d;
   assert_int_equal(nic_sram_read(nic, at, &d, sizeof d), NIC_OK);
   return d;
+}
+
+int t_doorbell_wait(struct nic *nic, int64_t timeout_ns) {
+  struct wait_set s = {.r = {nic_window(nic)->regs}, .n = 1};
+  return wait_doorbell(&s, WAIT_NICD_SPIN_NS, timeout_ns);
 }

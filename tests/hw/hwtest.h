@@ -24,5 +24,7 @@ uint16_t t_ref_sum(const uint8_t *p, size_t n);
 void t_desc(struct nic *nic, uint32_t at, uint32_t next, uint16_t flags, uint32_t len,
             uint32_t sram, uint64_t host, uint32_t ptag);
 struct nic_hdma_desc t_desc_read(struct nic *nic, uint32_t at);
+/* nicd's wait (iface/wait.h) on this NIC's window alone: 1 doorbell pending, 0 timeout. */
+int t_doorbell_wait(struct nic *nic, int64_t timeout_ns);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "hwtest.h"
+#include "wait.h"
 
 static void sram_bounds(void **state) {
   (void)state;
@@ -108,9 +109,9 @@ static void doorbells(void **state) {
   assert_int_equal(nic_doorbells_take(nic), 1u << 3);
   assert_int_equal(nic_mailbox(nic, 3), 44);
   assert_int_equal(nic_counter(nic, HW_CTR_DOORBELLS), 3);
-  assert_int_equal(nic_wait(nic, 0), 0);   /* nothing pending: times out at once */
+  assert_int_equal(t_doorbell_wait(nic, 0), 0);   /* nothing pending: times out at once */
   hwin_doorbell(w, 0, 1);
-  assert_int_equal(nic_wait(nic, -1), 1);  /* pending: returns without sleeping */
+  assert_int_equal(t_doorbell_wait(nic, -1), 1);  /* pending: returns without sleeping */
   nic_destroy(nic);
 }
 
@@ -162,11 +163,11 @@ static void host_signal_same_process(void **state) {
   struct nic *nic = t_nic(0, NIC_TIMING_MODEL);
   struct hwin *w = nic_window(nic);
   uint32_t got = 0;
-  assert_int_equal(hwin_wait_irq(w, 1, 1000000, &got), -ETIMEDOUT);
+  assert_int_equal(wait_signal(w->regs, 1, 1000000, 0, NULL, NULL, &got), -ETIMEDOUT);
   nic_signal_host(nic, 0x5);
-  assert_int_equal(hwin_wait_irq(w, 0x4, 0, &got), 0);
+  assert_int_equal(wait_signal(w->regs, 0x4, 0, 0, NULL, NULL, &got), 0);
   assert_int_equal(got, 0x4);
-  assert_int_equal(hwin_wait_irq(w, 0x5, 0, &got), 0);
+  assert_int_equal(wait_signal(w->regs, 0x5, 0, 0, NULL, NULL, &got), 0);
   assert_int_equal(got, 0x1); /* bit 2 was taken already */
   assert_int_equal(nic_counter(nic, HW_CTR_HOST_SIGNALS), 1);
   nic_destroy(nic);
@@ -197,7 +198,7 @@ static void window_by_name(void **state) {
   nic_destroy(nic);
   assert_false(hwin_nic_alive(&w));
   uint32_t got;
-  assert_int_equal(hwin_wait_irq(&w, 1, -1, &got), -EPIPE); /* stopped NIC: an error, no hang */
+  assert_int_equal(wait_signal(w.regs, 1, -1, 0, NULL, NULL, &got), -EPIPE); /* stopped NIC: an error, no hang */
   hwin_close(&w);
   assert_int_equal(hwin_open(&w, name), -ENOENT);
 }

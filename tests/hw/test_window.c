@@ -13,6 +13,7 @@
 
 #include "../../hw/futex.h"
 #include "hwtest.h"
+#include "wait.h"
 
 #define PTAG   5
 #define LEN    4000
@@ -40,7 +41,7 @@ static int host_main(int fd, const char *name) {
   if (hwin_sram_write(&w, CMD, &c, sizeof c) != 0) return 13;
   if (hwin_doorbell(&w, 0, CMD) != 0) return 14;
   uint32_t got = 0;
-  int rc = hwin_wait_irq(&w, 1, 20000000000ll, &got);
+  int rc = wait_signal(w.regs, 1, 20000000000ll, 0, NULL, NULL, &got);
   if (rc != 0 || got != 1) return 15;
   if (memcmp(m.base + BACK, m.base, LEN) != 0) return 16;
   for (size_t i = REGION; i < m.len; i++)
@@ -69,7 +70,7 @@ static void serve_one(struct nic *nic, pid_t child) {
     int st;
     if (waitpid(child, &st, WNOHANG) == child) fail_msg("host exited early: %d", WEXITSTATUS(st));
     assert_true(hw_mono_ns() < deadline);
-    nic_wait(nic, 100000000);
+    t_doorbell_wait(nic, 100000000);
   }
   assert_int_equal(nic_doorbells_take(nic), 1);
   nic_isr_clear(nic, NIC_ISR_HOST_SIG);
@@ -139,7 +140,7 @@ static void stopped_nic_is_an_error(void **state) {
     if (hwin_open_fd(&w, fd) != 0) _exit(10);
     if (write(ready[1], "r", 1) != 1) _exit(11);
     uint32_t got;
-    int rc = hwin_wait_irq(&w, 1, -1, &got); /* no time limit: only the stop can end it */
+    int rc = wait_signal(w.regs, 1, -1, 0, NULL, NULL, &got); /* no time limit: only the stop can end it */
     hwin_close(&w);
     _exit(rc == -EPIPE ? 0 : 12);
   }
@@ -169,7 +170,7 @@ static void killed_nic_is_an_error(void **state) {
     cfg.sram_size = 64 * 1024;
     struct nic *nic = nic_create(&cfg, NULL);
     if (!nic || write(ready[1], "r", 1) != 1) _exit(10);
-    for (;;) nic_wait(nic, -1);
+    for (;;) t_doorbell_wait(nic, -1);
   }
   char r;
   assert_int_equal(read(ready[0], &r, 1), 1);
@@ -180,7 +181,7 @@ static void killed_nic_is_an_error(void **state) {
   int st;
   assert_int_equal(waitpid(pid, &st, 0), pid);
   uint32_t got;
-  assert_int_equal(hwin_wait_irq(&w, 1, -1, &got), -EPIPE);
+  assert_int_equal(wait_signal(w.regs, 1, -1, 0, NULL, NULL, &got), -EPIPE);
   hwin_close(&w);
   shm_unlink(name);
   close(ready[0]);

@@ -14,3 +14,18 @@ $(NIC_T)/test_fw: $(B)/san/tests/nic/test_fw.o $(B)/san/tests/nic/rawhost.o $(FW
 $(NIC_T)/test_nicd: $(B)/san/tests/nic/test_nicd.o $(B)/san/tests/nic/rawhost.o $(HW_LIB_SAN) $(NICD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) -lrt -o $@
+
+# The wire codec against the host DMA engine's checksum (tests/nic/test_fw_wire.c)
+TEST_BINS += $(NIC_T)/test_fw_wire
+TESTS     += $(NIC_T)/test_fw_wire
+$(NIC_T)/test_fw_wire: $(B)/san/tests/nic/test_fw_wire.o $(B)/san/firmware/nic/fw_wire.o $(B)/san/hw/cksum.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -lcmocka -o $@
+
+# libFuzzer: arbitrary bytes through the link frame parser (hw/link.c) and the wire codec the
+# firmware runs (fw_wire_decode, the trailer check, re-encoding); seeds in
+# tests/fuzz/corpus/fuzz_wire/.
+FUZZ_BINS += $(B)/fuzz/fuzz_wire
+$(B)/fuzz/fuzz_wire: tests/nic/fuzz_wire.c firmware/nic/fw_wire.c hw/link.c hw/crc32.c $(wildcard firmware/nic/fw_wire.h hw/link.h hw/crc32.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ifirmware/nic -Ihw -o $@ tests/nic/fuzz_wire.c firmware/nic/fw_wire.c hw/link.c hw/crc32.c

@@ -14,6 +14,7 @@ void rh_vi_create(struct hwin *w, unsigned vi, uint32_t ptag, uint32_t reliabili
   memset(v, 0, sizeof *v);
   v->reliability = reliability;
   v->ptag = ptag;
+  v->flags = HOSTIF_VI_F_RDMA_WRITE;   /* the raw host's VIs take RDMA Writes */
   v->owner_pid = 0;
   atomic_thread_fence(memory_order_release);
   v->state = HOSTIF_VI_IDLE;

@@ -23,6 +23,7 @@
 #define PTAG 0x77u
 
 #include "../check.h"
+#include "wait.h"
 
 static char rundir[64], sockpath[96], prefix[64];
 
@@ -73,7 +74,7 @@ static bool wait_done(struct hwin *w, unsigned vi, bool sq, uint32_t n, int *err
   uint64_t until = hw_mono_ns() + 10000000000ull;
   while (rh_done(w, vi, sq) < n) {
     uint32_t got;
-    int rc = hwin_wait_irq(w, HOSTIF_SIG_VI(vi), 100000000, &got);
+    int rc = wait_signal(w->regs, HOSTIF_SIG_VI(vi), 100000000, WAIT_HOST_SPIN_NS, NULL, NULL, &got);
     if (rc == -EPIPE) { *err = rc; return false; }
     if (hw_mono_ns() > until) { *err = -ETIMEDOUT; return false; }
   }
@@ -209,7 +210,7 @@ int main(void) {
   uint64_t t = hw_mono_ns();
   kill(nicd, SIGTERM);
   uint32_t got;
-  int rc = hwin_wait_irq(&w[0], 1u << 31, 5000000000ll, &got);
+  int rc = wait_signal(w[0].regs, 1u << 31, 5000000000ll, WAIT_HOST_SPIN_NS, NULL, NULL, &got);
   CHECK(rc == -EPIPE && hw_mono_ns() - t < 3000000000ull, "wait after SIGTERM: %d", rc);
   int status;
   waitpid(nicd, &status, 0);
@@ -229,7 +230,7 @@ int main(void) {
   kill(nicd, SIGKILL);
   waitpid(nicd, &status, 0);
   t = hw_mono_ns();
-  rc = hwin_wait_irq(&w[0], 1u << 31, 5000000000ll, &got);
+  rc = wait_signal(w[0].regs, 1u << 31, 5000000000ll, WAIT_HOST_SPIN_NS, NULL, NULL, &got);
   CHECK(rc == -EPIPE && hw_mono_ns() - t < 3000000000ull, "wait after SIGKILL: %d", rc);
   hwin_close(&w[0]);
   close(s1);

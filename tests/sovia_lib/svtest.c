@@ -162,8 +162,11 @@ static pid_t start_nicd(void) {
   if (p == 0) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
+    /* VERINIC_FIRMWARE=lanai: the LANai image on nicd's simulator (as tests/common/nicd_run.c) */
+    const char *fw = getenv("VERINIC_FIRMWARE"), *img = getenv("VERINIC_LANAI_IMAGE");
+    bool lanai = fw && strcmp(fw, "lanai") == 0;
     execl("build/bin/nicd", "nicd", "-n", "2", "--fast", "--run", rundir, "--prefix", prefix,
-          (char *)0);
+          lanai ? "--lanai" : (char *)0, img && *img ? img : "build/lanai/firmware.img", (char *)0);
     _exit(127);
   }
   return p;

@@ -253,6 +253,45 @@ static int cli_waitall(void *p) {
   return 0;
 }
 
+/* ---- issue 16: a listener's close() with the NIC's VI table full ---- */
+#define VI_CONNS 15           /* HOSTIF_NVI - 1 */
+
+static int srv_full(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port), c[VI_CONNS];
+  if (l < 0) return 10;
+  for (int i = 0; i < VI_CONNS; i++)
+    if ((c[i] = sovia_accept(l, NULL, NULL)) < 0) return 11;
+  char go;
+  if (sovia_recv(c[0], &go, 1, 0) != 1) return 12;   /* the client's next connect failed */
+  double t0 = now_s();
+  sovia_close(l);             /* every VI is taken: its connection thread cannot be woken */
+  double t = now_s() - t0;
+  if (t > 2.0) {
+    fprintf(stderr, "  close of the listener took %.2f s\n", t);
+    return 13;
+  }
+  for (int i = 0; i < VI_CONNS; i++) sovia_close(c[i]);
+  return 0;
+}
+
+static int cli_full(void *p) {
+  struct sem *x = p;
+  int c[VI_CONNS];
+  for (int i = 0; i < VI_CONNS; i++)
+    if ((c[i] = connect_to(x->port)) < 0) return 30;
+  int s = sovia_socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = addr_of("10.77.0.1", x->port);
+  if (sovia_connect(s, (struct sockaddr *)&a, sizeof a) == 0) return 31;   /* no VI left */
+  if (errno != EMFILE) fprintf(stderr, "  16th connect: %s\n", strerror(errno));
+  sovia_close(s);
+  if (write_all(c[0], (const uint8_t *)"g", 1)) return 32;
+  char b;
+  if (sovia_recv(c[0], &b, 1, 0) != 0) return 33;   /* the server closed */
+  for (int i = 0; i < VI_CONNS; i++) sovia_close(c[i]);
+  return 0;
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
   unsigned port = 4000;
@@ -301,6 +340,10 @@ int main(void) {
   CHECK(run_pair(srv_waitall, cli_waitall, &wa, 60),
         "recv: MSG_WAITALL across many DATA and held DATA, a blocking MSG_PEEK consumes nothing");
   unsetenv("SOVIA_RCVBUF");
+
+  struct sem full = {port++, 0, 0, 0};
+  CHECK(run_pair(srv_full, cli_full, &full, 60),
+        "the NIC's VIs all taken: the 16th connect fails, the listener's close returns at once");
 
   svt_teardown();
   printf("%d passed, %d failed\n", passed, failed);

@@ -1,7 +1,8 @@
 /* `make bench-vipl`: native VIPL over nicd (--fast: transfers take no emulated time, so this
  * measures the host library, the firmware and the emulation) beside kernel TCP over loopback,
  * measured in the same run. Ping-pong latency (RTT/2, median and p99) for 4 B..32 KiB and
- * streaming bandwidth for 4 B..1 MiB, printed as one table. Not part of `make test`. */
+ * streaming bandwidth for 4 B..1 MiB, printed as one table. Not part of `make test`.
+ * `bench_vipl --lanai` (`make bench-lanai`, bench_lanai.c) compares the two firmwares. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,18 +18,13 @@
 
 #include "../../bench/stats.h"
 #include "../common/nicd_run.h"
-#include "vipl.h"
+#include "bench_vipl.h"
 
-#define MAXMSG (1u << 20)
 #define WINDOW 24           /* sends ahead of the receiver's credit (its ring holds 32) */
-#define NPOST 64
 
-static const uint32_t lat_sizes[] = {4, 64, 256, 1024, 4096, 16384, 32768};
-static const uint32_t bw_sizes[] = {4, 64, 1024, 4096, 16384, 65536, 262144, 1u << 20};
-#define NLAT (sizeof lat_sizes / sizeof lat_sizes[0])
-#define NBW (sizeof bw_sizes / sizeof bw_sizes[0])
+const uint32_t lat_sizes[NLAT] = {4, 64, 256, 1024, 4096, 16384, 32768};
+const uint32_t bw_sizes[NBW] = {4, 64, 1024, 4096, 16384, 65536, 262144, 1u << 20};
 
-struct result { double lat_med[NLAT], lat_p99[NLAT], bw[NBW]; };
 
 static unsigned iters_lat(uint32_t sz) { return sz <= 4096 ? 2000 : 500; }
 static unsigned iters_bw(uint32_t sz) {
@@ -37,20 +33,12 @@ static unsigned iters_bw(uint32_t sz) {
 }
 
 /* ---- VIPL ---- */
-struct vep {
-  VIP_NIC_HANDLE nic;
-  VIP_VI_HANDLE vi;
-  VIP_MEM_HANDLE mh;
-  uint8_t *buf;
-  VIP_DESCRIPTOR *rd, *sd;   /* NPOST each */
-};
-
 static void die(const char *what) {
   fprintf(stderr, "bench-vipl: %s\n", what);
   exit(1);
 }
 
-static void vep_open(struct vep *e, int node) {
+void vep_open(struct vep *e, int node) {
   VIP_PROTECTION_HANDLE pt;
   if (VipOpenNic(nicd_dev(node), &e->nic) || VipCreatePtag(e->nic, &pt)) die("open");
   VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
@@ -97,7 +85,7 @@ static void vep_open(struct vep *e, int node) {
   }
 }
 
-static void vsend(struct vep *e, unsigned k, uint32_t len, uint32_t imm) {
+void vsend(struct vep *e, unsigned k, uint32_t len, uint32_t imm) {
   VIP_DESCRIPTOR *d = &e->sd[k % NPOST];
   d->CS.Control = VIP_CONTROL_OP_SENDRECV | VIP_CONTROL_IMMEDIATE;
   d->CS.ImmediateData = imm;
@@ -109,7 +97,7 @@ static void vsend(struct vep *e, unsigned k, uint32_t len, uint32_t imm) {
   if (VipPostSend(e->vi, d, e->mh)) die("post send");
 }
 
-static void vreap_sends(struct vep *e, bool all, unsigned *outstanding) {
+void vreap_sends(struct vep *e, bool all, unsigned *outstanding) {
   VIP_DESCRIPTOR *d;
   while (*outstanding && (all ? VipSendWait(e->vi, 10000, &d) : VipSendDone(e->vi, &d)) == VIP_SUCCESS) {
     if (d->CS.Status != VIP_STATUS_DONE) die("send failed");
@@ -117,7 +105,7 @@ static void vreap_sends(struct vep *e, bool all, unsigned *outstanding) {
   }
 }
 
-static uint32_t vrecv(struct vep *e) {
+uint32_t vrecv(struct vep *e) {
   VIP_DESCRIPTOR *d;
   if (VipRecvWait(e->vi, 10000, &d) != VIP_SUCCESS || (d->CS.Status & VIP_STATUS_ERROR_MASK))
     die("recv");
@@ -258,7 +246,7 @@ static void tcp_side(int node, int port, int fd) {
   free(smp);
 }
 
-static int run_pair(void (*fn)(int, int, int), int port, struct result *out) {
+int run_pair(void (*fn)(int, int, int), int port, struct result *out) {
   int p[2];
   if (pipe(p)) return -1;
   pid_t a = fork();
@@ -282,11 +270,16 @@ static int run_pair(void (*fn)(int, int, int), int port, struct result *out) {
   return ok;
 }
 
-static void vipl_fn(int node, int port, int fd) { (void)port, vipl_side(node, fd); }
+void vipl_fn(int node, int port, int fd) { (void)port, vipl_side(node, fd); }
 static void tcp_fn(int node, int port, int fd) { tcp_side(node, port, fd); }
 
-int main(void) {
+int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
+  if (argc == 2 && strcmp(argv[1], "--lanai") == 0) return bench_lanai();
+  if (argc != 1) {
+    fprintf(stderr, "usage: bench_vipl [--lanai]\n");
+    return 2;
+  }
   struct result v, t;
   pid_t nicd = nicd_start(2, true);
   if (nicd <= 0) return 1;

@@ -33,16 +33,32 @@ void fake_connect(struct fakenic *f, unsigned a, unsigned b) {
   __atomic_store_n(&vi_at(f, b)->state, HOSTIF_VI_CONNECTED, __ATOMIC_RELEASE);
 }
 
-/* Is [addr, addr+len) inside one valid region with this tag (and the access)? */
-static bool region_ok(struct fakenic *f, uint64_t addr, uint64_t len, uint32_t ptag) {
+/* Is [addr, addr+len) inside one valid region with this tag and these access bits (a key in
+ * bits 8..15 must be the region's, as the firmware's check has it)? */
+static bool region_ok_acc(struct fakenic *f, uint64_t addr, uint64_t len, uint32_t ptag,
+                          uint32_t acc) {
   if (len == 0) return true;
+  uint32_t want = acc & 0xffu, key = acc >> HOSTIF_REGION_KEY_SHIFT;
   for (int i = 0; i < HW_REGIONS; i++) {
     struct hw_region *g = &f->w.regions[i];
     if (atomic_load(&g->state) == HW_REGION_VALID && g->ptag == ptag && addr >= g->host_base &&
-        addr - g->host_base <= g->len && len <= g->len - (addr - g->host_base))
+        addr - g->host_base <= g->len && len <= g->len - (addr - g->host_base) &&
+        (g->access & want) == want && (!key || g->access >> HOSTIF_REGION_KEY_SHIFT == key))
       return true;
   }
   return false;
+}
+
+static bool region_ok(struct fakenic *f, uint64_t addr, uint64_t len, uint32_t ptag) {
+  return region_ok_acc(f, addr, len, ptag, 0);
+}
+
+/* An RDMA Write's target: the peer VI allows it, the handle's memory allows it. */
+static bool rdma_ok(struct fakenic *f, const struct hostif_desc *d, volatile struct hostif_vi *peer) {
+  uint32_t tag = d->rdma_ptag & HOSTIF_PTAG_MASK, key = d->rdma_ptag >> 24;
+  return (peer->flags & HOSTIF_VI_F_RDMA_WRITE) &&
+         region_ok_acc(f, d->rdma_addr, d->length, tag,
+                       HOSTIF_REGION_RDMA_WRITE | key << HOSTIF_REGION_KEY_SHIFT);
 }
 
 static bool segs_ok(struct fakenic *f, const struct hostif_desc *d, uint32_t vi_ptag) {
@@ -96,9 +112,8 @@ unsigned fake_step(struct fakenic *f, unsigned limit) {
       uint32_t st = HOSTIF_ST_DONE;
       if (v->state != HOSTIF_VI_CONNECTED) st = HOSTIF_ST_DISCONNECTED;
       else if (!segs_ok(f, &d, v->ptag)) st = HOSTIF_ST_PROTECTION;
-      else if (d.op == HOSTIF_OP_RDMA_WRITE &&
-               !region_ok(f, d.rdma_addr, d.length, d.rdma_ptag))
-        st = HOSTIF_ST_PROTECTION;
+      else if (d.op == HOSTIF_OP_RDMA_WRITE && !rdma_ok(f, &d, peer))
+        st = HOSTIF_ST_RDMA_PROT;
       bool needs_recv = st == HOSTIF_ST_DONE &&
                         (d.op == HOSTIF_OP_SEND || (d.flags & HOSTIF_F_IMMEDIATE));
       volatile struct hostif_ring *rq = &peer->rq;

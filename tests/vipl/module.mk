@@ -8,7 +8,7 @@ TEST_BINS += $(VIPL_UNIT:%=$(VIPL_T)/%)
 TESTS     += $(VIPL_UNIT:%=$(VIPL_T)/%)
 
 # End to end: real processes over a private nicd (needs build/bin/nicd; helpers in tests/common).
-VIPL_E2E  := test_vipl_e2e test_vipl_reliable
+VIPL_E2E  := test_vipl_e2e test_vipl_reliable test_vipl_rdma test_vipl_reconnect
 TEST_BINS += $(VIPL_E2E:%=$(VIPL_T)/%)
 TESTS     += $(VIPL_E2E:%=$(VIPL_T)/%)
 $(VIPL_E2E:%=$(VIPL_T)/%): $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(NICD_RUN_OBJ_SAN) $(CHILD_OBJ_SAN) \
@@ -25,6 +25,14 @@ $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/fakenic.o $(VIPL_LIB_SA
 bench-vipl: $(VIPL_T)/bench_vipl $(NICD)
 	$(VIPL_T)/bench_vipl
 
-$(VIPL_T)/bench_vipl: $(B)/obj/tests/vipl/bench_vipl.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(VIPL_LIB)
+# The native firmware beside the LANai image: per-message instructions and cycles by event
+# class, the simulator's speed, latency and bandwidth (bench_lanai.c).
+.PHONY: bench-lanai
+bench-lanai: $(VIPL_T)/bench_vipl $(NICD) firmware-lanai
+	$(VIPL_T)/bench_vipl --lanai
+
+$(B)/obj/tests/vipl/bench_lanai.o: INCLUDES += $(PANIC_INCLUDES)
+$(VIPL_T)/bench_vipl: $(B)/obj/tests/vipl/bench_vipl.o $(B)/obj/tests/vipl/bench_lanai.o \
+                      $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(PANIC_LIB) $(VIPL_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) -o $@
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(PANIC_LIB) $(VIPL_LIB) -lpthread -lrt -o $@

@@ -293,6 +293,105 @@ static void *stepper(void *arg) {
   return NULL;
 }
 
+/* MaxSegmentsPerDesc is what a send and a receive accept (issue 16: 5 was reported, 5 refused). */
+static void t_max_segments(void) {
+  VIP_NIC_ATTRIBUTES na;
+  CHECK_EQ(VipQueryNic(nic, &na), VIP_SUCCESS);
+  unsigned n = na.MaxSegmentsPerDesc;
+  CHECK(n >= 1 && n <= 16);
+  struct pair p;
+  pair_open(&p, NULL, NULL, 0);
+  /* room for n segments after each descriptor: the variable-length descriptor */
+  size_t dsz = (sizeof(VIP_DESCRIPTOR) + 16 * sizeof(VIP_DESCRIPTOR_SEGMENT) + 63) & ~(size_t)63;
+  VIP_DESCRIPTOR *r = p.d, *s = (VIP_DESCRIPTOR *)((char *)p.d + dsz);
+  char *rbuf = p.mem + 8192, *sbuf = p.mem + 16384;
+  memset(r, 0, 2 * dsz);
+  r->CS.SegCount = (uint16_t)n, s->CS.SegCount = (uint16_t)n;
+  s->CS.Length = 10 * n;
+  for (unsigned i = 0; i < n; i++) {
+    VIP_DESCRIPTOR_SEGMENT *rs = (VIP_DESCRIPTOR_SEGMENT *)((char *)r + offsetof(VIP_DESCRIPTOR, DS)) + i;
+    VIP_DESCRIPTOR_SEGMENT *ss = (VIP_DESCRIPTOR_SEGMENT *)((char *)s + offsetof(VIP_DESCRIPTOR, DS)) + i;
+    rs->Local.Data.Address = rbuf + 100 * i, rs->Local.Handle = p.mh, rs->Local.Length = 10;
+    ss->Local.Data.Address = sbuf + 100 * i, ss->Local.Handle = p.mh, ss->Local.Length = 10;
+    memset(sbuf + 100 * i, 'a' + (int)i, 10);
+  }
+  CHECK_EQ(VipPostRecv(p.b, r, p.mh), VIP_SUCCESS);
+  CHECK_EQ(VipPostSend(p.a, s, p.mh), VIP_SUCCESS);
+  fake_step(&F, 0);
+  VIP_DESCRIPTOR *got = NULL;
+  CHECK_EQ(VipSendWait(p.a, 1000, &got), VIP_SUCCESS);
+  CHECK(got == s);
+  CHECK_EQ(s->CS.Status, VIP_STATUS_DONE | VIP_STATUS_OP_SEND);
+  CHECK_EQ(VipRecvWait(p.b, 1000, &got), VIP_SUCCESS);
+  CHECK(got == r);
+  CHECK_EQ(r->CS.Status, VIP_STATUS_DONE | VIP_STATUS_OP_RECEIVE);
+  for (unsigned i = 0; i < n; i++) CHECK(memcmp(rbuf + 100 * i, sbuf + 100 * i, 10) == 0);
+  pair_close(&p);
+}
+
+/* What nicd does when the peer disconnects or dies: the VI's entry goes to ERROR, nothing
+ * else (the NIC is not told). */
+struct breaker { unsigned vi[2]; };
+static void *break_later(void *arg) {
+  struct breaker *b = arg;
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, NULL);
+  for (int i = 0; i < 2; i++) {
+    volatile struct hostif_vi *e = (volatile void *)(F.w.sram + HOSTIF_VI_ADDR(b->vi[i]));
+    __atomic_store_n(&e->state, HOSTIF_VI_ERROR, __ATOMIC_RELEASE);
+  }
+  return NULL;
+}
+
+/* A VI that leaves CONNECTED completes every posted descriptor (ring and L1) flushed, and a
+ * program blocked without limit returns (issue 16, defect 1: it waited forever). */
+static void t_break_flushes(void) {
+  VIP_CQ_HANDLE cq;
+  CHECK_EQ(VipCreateCQ(nic, 128, &cq), VIP_SUCCESS);
+  struct pair p;
+  pair_open(&p, NULL, cq, 0);
+  enum { N = 40 };   /* more than the ring holds: some wait in L1 */
+  VIP_DESCRIPTOR *r = p.d, *s = p.d + N;
+  memset(p.d, 0, (N + 1) * sizeof *r);
+  for (int i = 0; i < N; i++) {
+    r[i].CS.SegCount = 1;
+    seg(&r[i], 0, p.mem + 16384 + i * 64, p.mh, 64);
+    CHECK_EQ(VipPostRecv(p.b, &r[i], p.mh), VIP_SUCCESS);
+  }
+  s->CS.SegCount = 1, s->CS.Length = 4;
+  seg(s, 0, p.mem + 12288, p.mh, 4);
+  CHECK_EQ(VipPostSend(p.a, s, p.mh), VIP_SUCCESS);   /* never served: the fake NIC is idle */
+  struct breaker b = {{vi_idx(p.a), vi_idx(p.b)}};
+  pthread_t t;
+  pthread_create(&t, NULL, break_later, &b);
+  uint64_t t0 = lnic_now_ns();
+  VIP_VI_HANDLE who = NULL;
+  VIP_BOOLEAN isrecv = VIP_FALSE;
+  CHECK_EQ(VipCQWait(cq, VIP_INFINITE, &who, &isrecv), VIP_SUCCESS);
+  CHECK(lnic_now_ns() - t0 < 1000000000ull);
+  pthread_join(t, NULL);
+  CHECK(who == p.b && isrecv);
+  for (int i = 0; i < N; i++) {
+    VIP_DESCRIPTOR *got = NULL;
+    CHECK_EQ(i == 0 ? VipRecvDone(p.b, &got) : VipRecvWait(p.b, VIP_INFINITE, &got), VIP_SUCCESS);
+    CHECK(got == &r[i]);
+    if (got) CHECK_EQ(got->CS.Status, VIP_STATUS_DONE | VIP_STATUS_OP_RECEIVE | VIP_STATUS_DESC_FLUSHED_ERROR);
+    if (got) CHECK_EQ(got->CS.Length, 0);   /* a flushed receive holds no message */
+  }
+  VIP_DESCRIPTOR *got = NULL;
+  CHECK_EQ(VipSendWait(p.a, VIP_INFINITE, &got), VIP_SUCCESS);
+  CHECK(got == s && (s->CS.Status & VIP_STATUS_DESC_FLUSHED_ERROR));
+  /* a receive posted to a VI in ERROR completes at once, flushed */
+  CHECK_EQ(VipPostRecv(p.b, &r[0], p.mh), VIP_SUCCESS);
+  CHECK_EQ(VipRecvWait(p.b, VIP_INFINITE, &got), VIP_SUCCESS);
+  CHECK(got == &r[0] && (r[0].CS.Status & VIP_STATUS_DESC_FLUSHED_ERROR));
+  VIP_VI_STATE st;
+  CHECK_EQ(VipQueryVi(p.b, &st, NULL, NULL, NULL), VIP_SUCCESS);
+  CHECK_EQ(st, VIP_STATE_ERROR);
+  pair_close(&p);
+  CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
+}
+
 static void t_cq_and_blocking(void) {
   VIP_CQ_HANDLE cq;
   CHECK_EQ(VipCreateCQ(nic, 128, &cq), VIP_SUCCESS);
@@ -348,8 +447,12 @@ static void t_name_service(void) {
   VIP_NET_ADDRESS *a = (VIP_NET_ADDRESS *)raw;
   CHECK_EQ(VipNSGetHostByName(nic, "alpha", a, 0), VIP_ERROR_NAMESERVICE);
   CHECK_EQ(VipNSInit(nic, path), VIP_SUCCESS);
+  /* the name service fills the host address; the discriminator is the caller's (issue 16) */
+  a->HostAddressLen = 2, a->DiscriminatorLen = 3;
+  memcpy(a->HostAddress + 2, "\x0a\x0b\x0c", 3);
   CHECK_EQ(VipNSGetHostByName(nic, "alpha", a, 0), VIP_SUCCESS);
-  CHECK(a->HostAddressLen == 2 && a->HostAddress[1] == 3 && a->DiscriminatorLen == 0);
+  CHECK(a->HostAddressLen == 2 && a->HostAddress[1] == 3 && a->DiscriminatorLen == 3);
+  CHECK(memcmp(a->HostAddress + 2, "\x0a\x0b\x0c", 3) == 0);
   CHECK_EQ(VipNSGetHostByName(nic, "alpha", a, 1), VIP_SUCCESS);
   CHECK_EQ(a->HostAddress[1], 9);
   CHECK_EQ(VipNSGetHostByName(nic, "beta", a, 0), VIP_SUCCESS);
@@ -418,7 +521,9 @@ int main(void) {
   RUN(t_send_recv_imm);
   RUN(t_errors);
   RUN(t_rdma_write);
+  RUN(t_max_segments);
   RUN(t_cq_and_blocking);
+  RUN(t_break_flushes);
   RUN(t_name_service);
   RUN(t_connect_without_nicd);
   RUN(t_nic_dies);

@@ -9,6 +9,11 @@ static uint32_t udivmod32(uint32_t n, uint32_t d, uint32_t *rem)
 {
     uint32_t q = 0, r = 0;
 
+    /* The common case in the firmware (an index modulo a small count): no loop. */
+    if (n < d) {
+        *rem = n;
+        return 0;
+    }
     /*@ loop invariant -1 <= i <= 31;
         loop assigns i, q, r;
         loop variant i + 1; */

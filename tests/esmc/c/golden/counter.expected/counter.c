@@ -40,7 +40,8 @@ bool counter_step(counter_t *sys) {
       loop assigns i, *sys;
       loop variant counter_NMACHINES + 1 - i; */
   for (int i = 1; i <= counter_NMACHINES; i++) {
-    int id = (int)(sys->last_spontaneous % counter_NMACHINES) + i;
+    int id = (int)(sys->last_spontaneous <= counter_NMACHINES ? sys->last_spontaneous
+                 : sys->last_spontaneous % counter_NMACHINES) + i;
     if (id > counter_NMACHINES)
       id -= counter_NMACHINES;
     if (fire(sys, id, -1)) {

@@ -108,7 +108,8 @@ bool feat_step(feat_t *sys) {
       loop assigns i, *sys;
       loop variant feat_NMACHINES + 1 - i; */
   for (int i = 1; i <= feat_NMACHINES; i++) {
-    int id = (int)(sys->last_spontaneous % feat_NMACHINES) + i;
+    int id = (int)(sys->last_spontaneous <= feat_NMACHINES ? sys->last_spontaneous
+                 : sys->last_spontaneous % feat_NMACHINES) + i;
     if (id > feat_NMACHINES)
       id -= feat_NMACHINES;
     if (fire(sys, id, -1)) {
@@ -214,7 +215,8 @@ int feat__turn(feat_t *sys, feat_resource_t r) {
       loop assigns i, sys->faults;
       loop variant feat_NMACHINES + 1 - i; */
   for (int i = 1; i <= feat_NMACHINES; i++) {
-    int id = sys->last_grant[r] % feat_NMACHINES + i;
+    int id = (sys->last_grant[r] <= feat_NMACHINES ? sys->last_grant[r]
+                 : sys->last_grant[r] % feat_NMACHINES) + i;
     if (id > feat_NMACHINES)
       id -= feat_NMACHINES;
     if (waits(sys, r, id))

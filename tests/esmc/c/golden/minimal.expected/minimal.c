@@ -70,7 +70,8 @@ bool minimal_step(minimal_t *sys) {
       loop assigns i, *sys;
       loop variant minimal_NMACHINES + 1 - i; */
   for (int i = 1; i <= minimal_NMACHINES; i++) {
-    int id = (int)(sys->last_spontaneous % minimal_NMACHINES) + i;
+    int id = (int)(sys->last_spontaneous <= minimal_NMACHINES ? sys->last_spontaneous
+                 : sys->last_spontaneous % minimal_NMACHINES) + i;
     if (id > minimal_NMACHINES)
       id -= minimal_NMACHINES;
     if (fire(sys, id, -1)) {

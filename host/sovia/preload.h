@@ -1,0 +1,48 @@
+/* preload.h: what the LD_PRELOAD shim's files share (preload.c: the descriptor table,
+ * addressing and the socket calls; preload_io.c: the data calls; preload_wait.c: poll, select
+ * and epoll). The application's descriptor of a SOVIA socket maps to SOVIA's own descriptor;
+ * every call on any other descriptor goes to the next definition (libc). */
+#ifndef PRELOAD_H
+#define PRELOAD_H
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#define PMAXFD 4096
+#define NOPT   8
+
+enum { K_KERNEL = 0, K_CAND, K_SOVIA };
+
+struct pl_epoll;
+
+struct pfd {
+  unsigned char kind;
+  unsigned char nopt;
+  bool v6;                                    /* an AF_INET6 socket: names are v4-mapped */
+  int sfd;                                    /* SOVIA descriptor (K_SOVIA) */
+  struct { int level, name, val; } opt[NOPT]; /* options set while a candidate, replayed */
+  struct pl_epoll *ep;                        /* an epoll set with SOVIA members */
+};
+extern struct pfd pl_tab[PMAXFD];
+
+/* The next definition of a call: static ret (*real_name)(...), loaded on first use. */
+#define PL_REAL(ret, name, ...)                                                           \
+  static ret (*real_##name)(__VA_ARGS__);                                                 \
+  static void load_##name(void) {                                                         \
+    if (!real_##name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name);                   \
+  }
+#define PL_CALL(name) (load_##name(), real_##name)
+
+struct pfd *pl_sov(int fd);                  /* NULL unless fd is a SOVIA socket */
+void pl_mark(int fd, int kind);
+/* An unsupported use: errno err, and one line on stderr naming the call (once per call and
+ * process). Returns -1. */
+int pl_unsupported(const char *call, const char *what, int err);
+/* IPv4 name of a SOVIA socket as the application's family wants it (v4-mapped for v6). */
+void pl_name_out(const struct pfd *p, const struct sockaddr *in, struct sockaddr *out,
+                 socklen_t *len);
+void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
+void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
+
+#endif

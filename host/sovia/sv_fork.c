@@ -1,0 +1,204 @@
+/* sv_fork.c: SOVIA across fork() (README, "fork and exec"). A connection that exists at a
+ * fork is in both processes, its VI and buffers shared, its protocol state and VIPL's
+ * bookkeeping copied: exactly one process may use it. The first to use it after the fork (a
+ * send, recv, shutdown, or a readiness query from poll/epoll) claims it in a word of the
+ * registered, so shared, memory; the other's calls fail with EBADF. Until claimed nobody
+ * progresses it. Closing a copy that another live process holds or owns only forgets it; the
+ * last holder (or the owner) runs the close protocol. Such a connection is no longer in the
+ * process's completion queue (every fork gives each process a new one: the old one would make
+ * both processes take each other's completions), so it is progressed per VI. Listening
+ * sockets are shared: each process that accepts or polls one runs its own connection thread
+ * and nicd hands each request to one of them. After a fork, user memory is never registered
+ * again (its pages would be shared with the other process): sends are copied. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sv_int.h"
+
+void sv_sys_close(int fd) {
+  if (G.fd_hook) G.fd_hook(fd);
+  syscall(SYS_close, fd);
+}
+
+void sovia_set_fd_hook(void (*closed)(int fd)) {
+  sv_lock();
+  G.fd_hook = closed;
+  sv_unlock();
+}
+
+static bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+static void holder_add(struct sv_shared *sh, int pid) {
+  for (int i = 0; i < SV_HOLDERS; i++)
+    if (atomic_load(&sh->holder[i]) == pid) return;
+  for (int i = 0; i < SV_HOLDERS; i++) {
+    int h = atomic_load(&sh->holder[i]);
+    if ((h == 0 || !alive(h)) && atomic_compare_exchange_strong(&sh->holder[i], &h, pid)) return;
+  }
+}
+
+static void holder_del(struct sv_shared *sh, int pid) {
+  for (int i = 0; i < SV_HOLDERS; i++) {
+    int h = pid;
+    atomic_compare_exchange_strong(&sh->holder[i], &h, 0);
+  }
+}
+
+static bool others_hold(struct sv_shared *sh, int pid) {
+  if (atomic_load(&sh->unborn) > 0) return true;   /* the parent may close before the child runs */
+  for (int i = 0; i < SV_HOLDERS; i++) {
+    int h = atomic_load(&sh->holder[i]);
+    if (h && h != pid && alive(h)) return true;
+  }
+  return false;
+}
+
+bool sv_usable(struct sv_conn *c) { return !c->legacy || atomic_load(&c->sh->owner) == getpid(); }
+
+bool sv_claim(struct sv_conn *c) {
+  if (!c->legacy) return true;
+  int me = getpid(), cur = 0;
+  if (atomic_compare_exchange_strong(&c->sh->owner, &cur, me)) {
+    if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: claims a connection shared by fork()\n", me);
+    return true;
+  }
+  if (cur == me) return true;
+  static bool told;
+  if (!told) {
+    told = true;
+    fprintf(stderr, "sovia: process %d: a socket shared by fork() is used by process %d: EBADF\n",
+            me, cur);
+  }
+  return false;
+}
+
+int sv_release(struct sv_conn *c) {
+  if (!c->legacy) return 0;
+  int me = getpid(), owner = atomic_load(&c->sh->owner);
+  holder_del(c->sh, me);
+  if (owner == me) return 0;
+  if (owner == 0 && !others_hold(c->sh, me)) {
+    int z = 0;
+    if (atomic_compare_exchange_strong(&c->sh->owner, &z, me)) return 0;
+  }
+  return 1;
+}
+
+/* The mapping stays (another process uses these pages, and libnic's map of registered
+ * segments still names them); this process only stops touching it. */
+void sv_conn_forget(struct sv_conn *c) {
+  for (struct sv_conn **pp = &G.conns; *pp; pp = &(*pp)->next)
+    if (*pp == c) {
+      *pp = c->next;
+      break;
+    }
+  madvise(c->mem, c->memlen, MADV_DONTNEED);
+  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
+  free(c->held);
+  free(c);
+}
+
+static bool in_backlog(struct sv_conn *c) {
+  for (int fd = 0; fd < SV_MAXFD; fd++) {
+    struct sv_sock *s = G.socks[fd];
+    if (!s || s->kind != SV_LISTEN) continue;
+    for (unsigned k = 0; k < s->l->qn; k++)
+      if (s->l->q[(s->l->qh + k) % s->l->qcap] == c) return true;
+  }
+  return false;
+}
+
+static void prepare(void) {
+  sv_lock();
+  if (!G.ready) return;
+  int me = getpid();
+  /* Listeners: the threads stop; each process starts its own at its next accept or poll, so
+   * that a process that never accepts again (nginx's master) takes no connection. */
+  for (int fd = 0; fd < SV_MAXFD; fd++)
+    if (G.socks[fd] && G.socks[fd]->kind == SV_LISTEN) sv_listen_pause(G.socks[fd]->l);
+  for (struct sv_conn *c = G.conns; c; c = c->next) {
+    if (c->legacy && atomic_load(&c->sh->owner) != me) continue;   /* not ours to hand on */
+    c->legacy = true;
+    /* closing ones and the backlog stay with this process; the rest are for the first user */
+    bool keep = c->orphan || in_backlog(c);
+    atomic_store(&c->sh->owner, keep ? me : 0);
+    holder_add(c->sh, me);
+    c->handed = !keep;
+    if (!keep) atomic_fetch_add(&c->sh->unborn, 1);
+  }
+  G.forked = true;
+  sv_defaults.copy_threshold = 0x7fffffff;
+  for (int fd = 0; fd < SV_MAXFD; fd++)
+    if (G.socks[fd]) G.socks[fd]->cfg.copy_threshold = 0x7fffffff;
+}
+
+/* A new completion queue for the connections made from now on (see the top of the file). */
+static void new_cq(void) {
+  VIP_CQ_HANDLE cq;
+  if (VipCreateCQ(G.nic, 65536, &cq) == VIP_SUCCESS) G.cq = cq;
+}
+
+static void parent(void) {
+  for (struct sv_conn *c = G.conns; c; c = c->next) c->handed = false;
+  if (G.ready) new_cq();
+  sv_unlock();
+}
+
+static void child_listener(struct sv_listener *l) {
+  while (l->qn) {            /* the parent's */
+    struct sv_conn *c = l->q[l->qh];
+    l->qh = (l->qh + 1) % l->qcap;
+    l->qn--;
+    sv_conn_forget(c);
+  }
+  l->thr_started = l->stop = l->thr_done = false;
+}
+
+static void child(void) {
+  int me = getpid();
+  sv_closer_forked();
+  sv_notify_forked();
+  if (G.evfd >= 0) {         /* the parent's counter: this process gets its own */
+    syscall(SYS_close, G.evfd);
+    G.evfd = -1;
+  }
+  if (!G.ready) {
+    sv_unlock();
+    return;
+  }
+  new_cq();
+  /* A protection tag of its own: the NIC finds a buffer by tag and address, and this process
+   * maps new memory at the same addresses as its parent and siblings (nginx's workers). */
+  VIP_PROTECTION_HANDLE pt;
+  if (VipCreatePtag(G.nic, &pt) == VIP_SUCCESS) G.ptag = pt;
+  for (int fd = 0; fd < SV_MAXFD; fd++) {
+    struct sv_sock *s = G.socks[fd];
+    if (!s) continue;
+    if (s->kind == SV_LISTEN) child_listener(s->l);
+    if (s->kind == SV_CONNECTING_SOCK) {   /* its helper thread stayed in the parent */
+      s->kind = SV_NEW;
+      s->pc = NULL;
+      s->so_error = ECONNABORTED;
+    }
+  }
+  for (struct sv_conn *c = G.conns, *nx; c; c = nx) {
+    nx = c->next;
+    if (c->handed) {
+      c->handed = false;
+      if (atomic_load(&c->sh->owner) == 0) holder_add(c->sh, me);
+      atomic_fetch_sub(&c->sh->unborn, 1);
+    }
+    if (c->orphan) sv_conn_forget(c);   /* the parent's close thread finishes it */
+  }
+  sv_unlock();
+}
+
+__attribute__((constructor)) static void sv_fork_register(void) {
+  pthread_atfork(prepare, parent, child);
+}

@@ -1,0 +1,23 @@
+/* vipl_break.c: a VI that has left CONNECTED completes everything posted to it. A connection
+ * breaks in three ways the firmware does not all see: its own NACK (it flushes its receive
+ * ring itself), nicd setting the VI to ERROR because the peer called VipDisconnect or died
+ * (the NIC is not told), and nicd itself dying (no firmware runs at all). Descriptors also
+ * wait in libnic's L1 list, which only the host holds. So the host library flushes: every
+ * VIPL call that looks at a VI (posting, polling, waiting, CQs) first checks its state, and
+ * a VI in ERROR has its outstanding descriptors completed with VIP_STATUS_DESC_FLUSHED_ERROR
+ * after the completions the NIC already wrote are taken (so nothing the NIC delivered is
+ * reported as flushed). Waiters sleep in slices of at most 5 ms and nicd signals the VI when
+ * it breaks it, so a blocked call returns within milliseconds of the state change. */
+#include "vipl_internal.h"
+
+bool vipl_vi_broken(struct vvi *v) {
+  if (lnic_vi_state(v->lv) != HOSTIF_VI_ERROR) return false;
+  if (lnic_wq_outstanding(v->lv, NIC_SQ) || lnic_wq_outstanding(v->lv, NIC_RQ)) {
+    lnic_progress(v->lv, NIC_SQ);
+    lnic_progress(v->lv, NIC_RQ);
+    lnic_wq_flush(v->lv, NIC_SQ, HOSTIF_ST_FLUSHED);
+    lnic_wq_flush(v->lv, NIC_RQ, HOSTIF_ST_FLUSHED);
+    lnic_vi_kick(v->lv);   /* the NIC retires the flushed send slots at once */
+  }
+  return true;
+}

@@ -1,0 +1,74 @@
+/* The wait/wake protocol over a NIC window's register page (hw/window.h, MEMORY-MAP.md), in
+ * one place for every party: host processes waiting for signal bits (libnic, libpanic,
+ * tests) and the NIC process waiting for doorbells on one or several windows (nicd, tests).
+ *
+ * Each side spins first (plain loads and the CPU's pause hint, the clock read every
+ * WAIT_CLOCK_EVERY looks, no system call), for a time the caller chooses, then sleeps on a
+ * futex word. A sleeper announces itself (host_waiters, nic_sleeping) before its last look,
+ * and a waker bumps the sequence word before it reads the announcement, so a wake-up is never
+ * lost. Hosts sleep in slices of WAIT_SLICE_NS so a NIC process that died without marking
+ * its window stopped is noticed. */
+#ifndef IFACE_WAIT_H
+#define IFACE_WAIT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct hw_regs;
+
+#define WAIT_SLICE_NS    50000000     /* a host's longest sleep between liveness probes */
+#define WAIT_CLOCK_EVERY 32           /* spins read the clock once per this many looks */
+#define WAIT_SPIN_MAX_NS 1000000000ull
+#define WAIT_SET_MAX     16           /* windows one NIC process waits on */
+
+/* The spin times, in microseconds from the environment, and their defaults. On the shared
+ * two-core machine they were tuned on (README.md, Benchmarks), every host spin tried (3 to
+ * 200 us) made ping-pong latency worse: the spinning host holds a CPU that nicd or the peer
+ * needs, and the futex wake-up costs less; nicd's short spin catches a host's next doorbell
+ * without a wake-up. On an idle multi-core machine a host spin of 10-20 us saves one. */
+#define WAIT_HOST_SPIN_ENV "VERINIC_HOST_SPIN_US"
+#define WAIT_HOST_SPIN_NS  0ull
+#define WAIT_NICD_SPIN_ENV "VERINIC_NICD_SPIN_US"
+#define WAIT_NICD_SPIN_NS  20000ull
+
+/* The CPU's spin-wait hint. */
+void wait_relax(void);
+/* A spin time from environment variable `var` in microseconds (clamped to [0, 1 s]), or
+ * dflt_ns when it is unset or empty. */
+uint64_t wait_spin_env(const char *var, uint64_t dflt_ns);
+
+/* Wake sides: called after the state they announce is stored. */
+void wait_wake_nic(struct hw_regs *r);   /* a doorbell is pending (db_pending) */
+void wait_wake_hosts(struct hw_regs *r); /* signal bits raised (host_irq) or the NIC stopped */
+
+/* True when the window's NIC is stopped or its process is gone (a kill(2) probe). */
+bool wait_nic_gone(struct hw_regs *r);
+
+/* Host side: waits until one of the mask bits of host_irq is up, takes (clears) the mask's
+ * bits and returns them in *got (got may be NULL). Spins at most spin_ns, then sleeps.
+ * `gone(ctx)` is asked before each sleep whether the NIC went away (NULL: wait_nic_gone).
+ * 0, -ETIMEDOUT, or -EPIPE when the NIC stopped or vanished. timeout_ns < 0: no limit. */
+int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
+                bool (*gone)(void *ctx), void *ctx, uint32_t *got);
+
+/* NIC side: the windows one NIC process serves, and an optional stop flag (a signal
+ * handler's) that ends every wait. */
+struct wait_set {
+  struct hw_regs *r[WAIT_SET_MAX];
+  unsigned n;
+  const volatile sig_atomic_t *stop;
+};
+
+bool wait_doorbell_pending(const struct wait_set *s);
+/* Spins until a doorbell on any window or the stop flag (true), the clock (hw_mono_ns)
+ * reaching `due` (true: an engine event is due) or `until` (false). */
+bool wait_doorbell_spin(const struct wait_set *s, uint64_t due, uint64_t until);
+/* Sleeps on every window's doorbell futex at once (futex_waitv) until a doorbell, the stop
+ * flag, a signal or the clock reaching `deadline`. */
+void wait_doorbell_sleep(const struct wait_set *s, uint64_t deadline);
+/* Spin at most spin_ns, then sleep: 1 when a doorbell is pending, 0 on timeout or stop.
+ * timeout_ns < 0: no limit. */
+int wait_doorbell(const struct wait_set *s, uint64_t spin_ns, int64_t timeout_ns);
+
+#endif

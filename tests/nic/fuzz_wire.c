@@ -1,0 +1,55 @@
+/* libFuzzer target: arbitrary bytes through the link frame parser (hw/link.c) and, inside a
+ * frame or on their own, the wire codec nicd's firmware runs (fw_wire_decode, the payload
+ * trailer check, the PANIC view). What decodes must re-encode to the same header bytes. */
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fw_wire.h"
+#include "link.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint8_t out[HW_LINK_MAX_FRAME];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  struct hw_link_hdr lh;
+  const uint8_t *payload = NULL;
+  if (hw_link_parse(data, size, &lh, &payload) == HW_LINK_OK) {
+    assert(payload >= data && payload + lh.len + HW_LINK_CRC_LEN == data + size);
+    size_t n = hw_link_encode(out, sizeof out, &lh, payload);
+    assert(n == size && memcmp(out, data, size) == 0);
+    data = payload; /* the message rides inside the frame */
+    size = lh.len;
+  }
+  struct fw_wire_hdr h;
+  if (size < FW_WIRE_HDR_LEN || !fw_wire_decode(data, &h)) return 0;
+  assert(h.type >= 1 && h.type <= FW_WIRE_TYPE_MAX && !(h.flags & ~FW_WIRE_F_ALL));
+  assert(h.msg_off <= h.msg_len && h.len <= h.msg_len - h.msg_off);
+  uint8_t again[FW_WIRE_HDR_LEN];
+  fw_wire_encode(again, &h);
+  uint8_t a[FW_WIRE_HDR_LEN];
+  memcpy(a, data, sizeof a);
+  a[2] = a[3] = again[2] = again[3] = 0;   /* 0x0000 and 0xffff are both -0 */
+  assert(memcmp(a, again, sizeof a) == 0);
+  if (h.len <= size - FW_WIRE_HDR_LEN && FW_WIRE_TRAILER_LEN <= size - FW_WIRE_HDR_LEN - h.len) {
+    const uint8_t *p = data + FW_WIRE_HDR_LEN;
+    uint16_t sum = fw_csum(p, h.len);
+    if (fw_wire_trailer_ok(p + h.len, sum)) {   /* a good trailer is one put would write */
+      uint8_t t[FW_WIRE_TRAILER_LEN];
+      fw_wire_trailer_put(t, sum, true);
+      assert(fw_wire_trailer_ok(t, sum));
+      fw_wire_trailer_put(t, sum, false);
+      assert(!fw_wire_trailer_ok(t, sum));
+    }
+  }
+  if (h.type == FW_WIRE_PANIC) {   /* the view keeps what the header says */
+    struct fw_wire_panic k;
+    struct fw_wire_hdr back;
+    fw_wire_panic_view(&h, &k);
+    fw_wire_panic_hdr(&k, &back);
+    assert(back.dst_vi == h.dst_vi && back.len == h.len && k.peer == h.src_node);
+    if (h.dst_vi <= FW_WIRE_PANIC_REPLY) assert(back.rdma_handle == h.rdma_handle && back.imm == h.imm);
+  }
+  return 0;
+}
