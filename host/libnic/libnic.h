@@ -95,8 +95,10 @@ struct lnic_dev {
 
 /* ---- device ---- */
 /* Opens "nic<N>" (window /verinic-nic<N>), or a window name starting with '/'. -ENODEV when
- * there is no such NIC, -EPROTO for a bad window, -EAGAIN while the firmware has not yet
- * published its host interface (magic), -EPROTO for a host interface of another version. */
+ * there is no such NIC, -EPROTO for a bad window, -EAGAIN if the firmware has not published
+ * its host interface (magic) within LNIC_BOOT_WAIT_MS of a running NIC, -EPIPE if the NIC
+ * stopped, -EPROTO for a host interface of another version. */
+#define LNIC_BOOT_WAIT_MS 2000
 int lnic_open(const char *devname, struct lnic_dev **out);
 /* Adopts an already mapped window (tests that host the NIC themselves). */
 int lnic_open_window(const struct hwin *w, const char *devname, struct lnic_dev **out);

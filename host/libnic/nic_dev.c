@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "futex.h"
@@ -34,10 +35,26 @@ static int check_hostif(struct lnic_dev *d) {
   return 0;
 }
 
+/* A NIC whose processor is running but whose firmware has not yet published the host
+ * interface is still booting (a LANai image on a loaded machine takes a while): wait for it, as
+ * a driver waits for its card, but never longer than LNIC_BOOT_WAIT_MS. */
+static int wait_booted(struct lnic_dev *d) {
+  struct timespec t0, now, nap = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    int rc = check_hostif(d);
+    if (rc != -EAGAIN || !hwin_nic_alive(&d->win)) return rc;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= LNIC_BOOT_WAIT_MS)
+      return rc;
+    nanosleep(&nap, NULL);
+  }
+}
+
 static int finish_open(struct lnic_dev *d, const char *devname, struct lnic_dev **out) {
   snprintf(d->devname, sizeof d->devname, "%s", devname ? devname : "nic?");
   d->node = (uint16_t)d->win.regs->node;
-  int rc = check_hostif(d);
+  int rc = wait_booted(d);
   if (rc == 0 && !hwin_nic_alive(&d->win)) rc = -EPIPE;
   if (rc != 0) return rc;
   pthread_mutex_init(&d->lock, NULL);

@@ -49,6 +49,25 @@ static void t_open_checks(void) {
   fake_destroy(&f);
 }
 
+/* A NIC still booting (running, host interface not yet published) is waited for, bounded. */
+static void t_open_waits_for_boot(void) {
+  struct fakenic f;
+  CHECK_EQ(fake_create(&f, 1, false), 0);
+  volatile struct hostif_ctrl *c = (volatile void *)(f.w.sram + HOSTIF_BASE);
+  pid_t pid = fork();
+  if (pid == 0) {   /* the firmware, coming up 100 ms late (the window is MAP_SHARED) */
+    usleep(100000);
+    __atomic_store_n(&c->magic, HOSTIF_MAGIC, __ATOMIC_RELEASE);
+    _exit(0);
+  }
+  struct lnic_dev *d = NULL;
+  CHECK_EQ(lnic_open(f.name, &d), 0);
+  CHECK(d != NULL);
+  lnic_close(d);
+  waitpid(pid, NULL, 0);
+  fake_destroy(&f);
+}
+
 /* Maps a registered region's segment by name, as the NIC does, and writes through it. */
 static int nic_side_write(struct fakenic *f, int region, uint64_t addr, const char *s) {
   struct hw_region *g = &f->w.regions[region];
@@ -305,6 +324,7 @@ static void t_wait_and_death(void) {
 int main(void) {
   RUN(t_names);
   RUN(t_open_checks);
+  RUN(t_open_waits_for_boot);
   RUN(t_register_malloc);
   RUN(t_register_refusals);
   RUN(t_vi_table);
