@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "naming.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -84,7 +85,74 @@ static int parse_node(struct cursor *c, uint16_t *node) {
   return 0;
 }
 
-/* entry := name space+ node ; name := 1..NAMING_NAME_MAX printable bytes, no '#'. */
+static bool is_host(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+         ch == '-' || ch == '.';
+}
+
+/* address := '[' ipv6 ']' ':' port | host ':' port ; host := an IPv4 address or a DNS name
+ * (letters, digits, '-' and '.', labels of 1..63 bytes); port := 1..65535. The host is copied
+ * into *names (its NUL takes the place of the ':'). */
+static int parse_addr(struct cursor *c, char **names, const char **host, uint16_t *port) {
+  const char *at = c->p, *h = c->p, *he;
+  if (*c->p == '[') {
+    h = ++c->p;
+    while (c->p < c->end && *c->p != ']' && !is_space(*c->p) && *c->p != '#') c->p++;
+    if (c->p == c->end || *c->p != ']') return fail(c, at, "'[' without ']' around an IPv6 address");
+    he = c->p++;
+    char v6[INET6_ADDRSTRLEN + 1];
+    struct in6_addr a6;
+    if ((size_t)(he - h) >= sizeof v6 || (memcpy(v6, h, (size_t)(he - h)), v6[he - h] = 0,
+                                          inet_pton(AF_INET6, v6, &a6) != 1))
+      return fail(c, h, "not an IPv6 address");
+  } else {
+    while (c->p < c->end && is_host(*c->p)) c->p++;
+    he = c->p;
+    if (he == h) return fail(c, at, "expected an address HOST:PORT after the node number");
+    if (he == c->end || *he != ':') return fail(c, he, "expected ':' and a port after the host");
+    for (const char *q = he + 1; q < c->end && !is_space(*q) && *q != '#'; q++)
+      if (*q == ':') return fail(c, h, "an IPv6 address goes in brackets: [ADDRESS]:PORT");
+    size_t label = 0, n = (size_t)(he - h);
+    for (const char *q = h; q <= he; q++) {
+      if (q < he && *q != '.') {
+        label++;
+        continue;
+      }
+      if (label == 0 || label > 63)
+        return fail(c, q - label, "a label of the host name is empty or longer than 63 bytes");
+      label = 0;
+    }
+    if (n > 253) return fail(c, h, "host name longer than 253 bytes");
+    const char *q = h;
+    while (q < he && ((*q >= '0' && *q <= '9') || *q == '.')) q++;
+    if (q == he) { /* all digits and dots: it must be an IPv4 address */
+      char v4[INET_ADDRSTRLEN + 1];
+      struct in_addr a4;
+      if (n >= sizeof v4 || (memcpy(v4, h, n), v4[n] = 0, inet_pton(AF_INET, v4, &a4) != 1))
+        return fail(c, h, "not an IPv4 address");
+    }
+  }
+  if (c->p == c->end || *c->p != ':') return fail(c, c->p, "expected ':' and a port after the host");
+  const char *ps = ++c->p;
+  unsigned long v = 0;
+  while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+    v = v * 10 + (unsigned long)(*c->p++ - '0');
+    if (v > 65535) return fail(c, ps, "port out of range 1..65535");
+  }
+  if (c->p == ps) return fail(c, ps, "expected a port number (1..65535)");
+  if (v == 0) return fail(c, ps, "port out of range 1..65535");
+  if (c->p < c->end && !is_space(*c->p) && *c->p != '#')
+    return fail(c, c->p, "unexpected character '%c' in the port", *c->p);
+  memcpy(*names, h, (size_t)(he - h));
+  (*names)[he - h] = 0;
+  *host = *names;
+  *names += he - h + 1;
+  *port = (uint16_t)v;
+  return 0;
+}
+
+/* entry := name space+ node [space+ address] ; name := 1..NAMING_NAME_MAX printable bytes, no
+ * '#'. A node's address, given on several lines, must be the same on each. */
 static int parse_line(struct cursor *c, struct naming_hosts *h, char **names) {
   skip_space(c);
   if (at_end(c)) return 0;
@@ -100,12 +168,23 @@ static int parse_line(struct cursor *c, struct naming_hosts *h, char **names) {
   int rc = parse_node(c, &node);
   if (rc) return rc;
   skip_space(c);
-  if (!at_end(c)) return fail(c, c->p, "unexpected text after the node number");
   if (h->n == NAMING_ENTRIES_MAX) return fail(c, name, "more than %u entries", NAMING_ENTRIES_MAX);
+  struct naming_entry *e = &h->e[h->n];
+  *e = (struct naming_entry){.name = *names, .node = node, .line = c->line};
   memcpy(*names, name, nlen);
   (*names)[nlen] = 0;
-  h->e[h->n++] = (struct naming_entry){.name = *names, .node = node, .line = c->line};
   *names += nlen + 1;
+  if (!at_end(c)) {
+    const char *at = c->p;
+    rc = parse_addr(c, names, &e->host, &e->port);
+    if (rc) return rc;
+    skip_space(c);
+    if (!at_end(c)) return fail(c, c->p, "unexpected text after the address");
+    const struct naming_entry *o = naming_addr(h, node);
+    if (o && (o->port != e->port || strcmp(o->host, e->host)))
+      return fail(c, at, "node %u is at %s:%u (line %u)", node, o->host, o->port, o->line);
+  }
+  h->n++;
   return 0;
 }
 
@@ -169,6 +248,12 @@ int naming_by_name(const struct naming_hosts *h, const char *name, unsigned inde
   for (unsigned i = 0; i < h->n; i++)
     if (strcmp(h->e[i].name, name) == 0 && index-- == 0) return h->e[i].node;
   return -1;
+}
+
+const struct naming_entry *naming_addr(const struct naming_hosts *h, unsigned node) {
+  for (unsigned i = 0; i < h->n; i++)
+    if (h->e[i].node == node && h->e[i].host) return &h->e[i];
+  return NULL;
 }
 
 const struct naming_entry *naming_by_node(const struct naming_hosts *h, unsigned node) {

@@ -1,7 +1,8 @@
 /* Naming: where a Verinic installation keeps its files (the run directory) and the hosts
  * file that maps names to NIC node ids, read by nicd, VIPL's name service and SOVIA (and its
- * LD_PRELOAD shim). One grammar, one set of limits, errors as file:line:col. The format is
- * described in iface/README.md ("The hosts file"). */
+ * LD_PRELOAD shim), and where each node's NIC is on the network (the UDP fabric's addresses).
+ * One grammar, one set of limits, errors as file:line:col. The format is described in
+ * iface/README.md ("The hosts file"). */
 #ifndef IFACE_NAMING_H
 #define IFACE_NAMING_H
 
@@ -30,6 +31,8 @@ struct naming_entry {
   const char *name;
   uint16_t node;
   unsigned line;
+  const char *host; /* the node's address (the UDP fabric's), or NULL: an IPv4 or IPv6 */
+  uint16_t port;    /* address, without brackets, or a host name; port 1..65535 */
 };
 
 /* A parsed hosts file: its entries in file order. */
@@ -53,5 +56,7 @@ void naming_hosts_free(struct naming_hosts *h);
 int naming_by_name(const struct naming_hosts *h, const char *name, unsigned index);
 /* The first entry for node, or NULL. */
 const struct naming_entry *naming_by_node(const struct naming_hosts *h, unsigned node);
+/* The first entry for node that gives its address, or NULL. */
+const struct naming_entry *naming_addr(const struct naming_hosts *h, unsigned node);
 
 #endif

@@ -52,8 +52,20 @@ static void errors_say_where(void **state) {
       {"a 99999999999999999999\n", "h:1:3: error: node number out of range 0..65535"},
       {"a -1\n", "h:1:3: error: expected a node number (0..65535) after the name"},
       {"a 1x\n", "h:1:4: error: unexpected character 'x' in the node number"},
-      {"a 1 2\n", "h:1:5: error: unexpected text after the node number"},
-      {"\n\n  a 1 b # c\n", "h:3:7: error: unexpected text after the node number"},
+      {"a 1 2\n", "h:1:6: error: expected ':' and a port after the host"},
+      {"\n\n  a 1 b # c\n", "h:3:8: error: expected ':' and a port after the host"},
+      {"a 1 *:7\n", "h:1:5: error: expected an address HOST:PORT after the node number"},
+      {"a 1 h:7 x\n", "h:1:9: error: unexpected text after the address"},
+      {"a 1 h:0\n", "h:1:7: error: port out of range 1..65535"},
+      {"a 1 h:65536\n", "h:1:7: error: port out of range 1..65535"},
+      {"a 1 h:\n", "h:1:7: error: expected a port number (1..65535)"},
+      {"a 1 h:7x\n", "h:1:8: error: unexpected character 'x' in the port"},
+      {"a 1 10.0.0.300:7\n", "h:1:5: error: not an IPv4 address"},
+      {"a 1 fe80::1:7\n", "h:1:5: error: an IPv6 address goes in brackets: [ADDRESS]:PORT"},
+      {"a 1 [fe80::1:7\n", "h:1:5: error: '[' without ']' around an IPv6 address"},
+      {"a 1 [1.2.3.4]:7\n", "h:1:6: error: not an IPv6 address"},
+      {"a 1 x..y:7\n", "h:1:7: error: a label of the host name is empty or longer than 63 bytes"},
+      {"a 1 h:7\nb 1 h:8\n", "h:2:5: error: node 1 is at h:7 (line 1)"},
       {"a\x01 1\n", "h:1:2: error: unexpected byte 0x01 in the name"},
       {"\xff 1\n", "h:1:1: error: unexpected byte 0xff"},
   };
@@ -68,6 +80,29 @@ static void errors_say_where(void **state) {
   char err[NAMING_ERR_LEN];
   assert_int_equal(naming_hosts_parse("a 1\nb\0 2\n", 10, "h", &h, err, sizeof err), -EINVAL);
   assert_string_equal(err, "h:2:2: error: NUL byte");
+}
+
+/* The address column: IPv4, IPv6 in brackets, host names; a node's address once or the same
+ * on every line; lines without one. */
+static void addresses(void **state) {
+  (void)state;
+  struct naming_hosts h;
+  char err[NAMING_ERR_LEN];
+  const char *text = "nic0 0 10.0.0.1:7400\nnic1 1 [fd00::2]:7400 # v6\n"
+                     "alias1 1 [fd00::2]:7400\nnic2 2 host-b.example:9\nlocal 3\nnic3 3 h:1\n";
+  assert_int_equal(parse(text, &h, err), 0);
+  assert_string_equal(err, "");
+  assert_int_equal(h.n, 6);
+  assert_string_equal(naming_addr(&h, 0)->host, "10.0.0.1");
+  assert_int_equal(naming_addr(&h, 0)->port, 7400);
+  assert_string_equal(naming_addr(&h, 1)->host, "fd00::2");
+  assert_string_equal(naming_addr(&h, 2)->host, "host-b.example");
+  assert_int_equal(naming_addr(&h, 2)->port, 9);
+  assert_null(naming_by_node(&h, 3)->host);              /* the first line has none */
+  assert_string_equal(naming_addr(&h, 3)->host, "h");    /* the second has */
+  assert_null(naming_addr(&h, 4));
+  assert_int_equal(naming_by_name(&h, "alias1", 0), 1);
+  naming_hosts_free(&h);
 }
 
 static void limits(void **state) {
@@ -152,6 +187,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(grammar),
       cmocka_unit_test(errors_say_where),
+      cmocka_unit_test(addresses),
       cmocka_unit_test(limits),
       cmocka_unit_test(paths_and_files),
   };

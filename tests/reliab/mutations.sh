@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Seeded bugs in copies of the Reliable Delivery machines (esm/reliab): each must make Spin fail
+# the property that names it, in the model that names it. A mutation that no longer applies
+# (the spec changed under it) fails too, so the list stays true. MUTATIONS_ONLY=a,b runs those.
+set -u
+cd "$(dirname "$0")/../.."
+ESMC=${ESMC:-build/bin/esmc}
+work=$(mktemp -d "${TMPDIR:-/tmp}/reliab-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
+pass=0; fail=0
+
+# name | file | sed script | property expected to fail | model: reliab, or reliab_seqwrap
+# (the model whose sequence numbers wrap, esm/reliab/seqwrap/)
+mutations=(
+  "no_timer_restart|sender.esm|s/snd = base; tarm = true; tgen = (tgen + 1) % TGEN -> Open;/snd = base -> Open;/|ends|reliab"
+  "ack_before_delivery|receiver.esm|s/deliver(dseq); dbusy = true; expect/deliver(dseq); dbusy = true; cum = dseq; owed = true; expect/|acked_were_delivered|reliab"
+  "window_off_by_one|sender.esm|s/% NSEQ < W \&\& has_new/% NSEQ <= W \&\& has_new/|in_order_exactly_once|reliab_seqwrap"
+  "checksum_ignored|receiver.esm|s/on rx_data \[!dbusy \&\& rx_intact \&\& rx_kind == DATA\]/on rx_data [!dbusy \&\& rx_kind == DATA]/|in_order_exactly_once|reliab"
+  "duplicate_not_reacked|receiver.esm|/^        } else {\$/{n;s/owed = true/owed = owed/}|fair_never_breaks|reliab"
+  "delivery_after_break|receiver.esm|s/host_rx(RX_FLUSHED)/host_rx(RX_DONE)/|no_delivery_after_break|reliab"
+)
+
+for m in "${mutations[@]}"; do
+  IFS='|' read -r name file script prop model <<<"$m"
+  [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
+  dir=$work/$name; mkdir -p "$dir/src/seqwrap" "$dir/out"
+  cp esm/reliab/*.esm "$dir/src/"
+  sed -i "$script" "$dir/src/$file"
+  if cmp -s "esm/reliab/$file" "$dir/src/$file"; then
+    echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
+  fi
+  srcs=("$dir"/src/*.esm)
+  if [[ $model == reliab_seqwrap ]]; then
+    srcs=("$dir"/src/reliab.esm "$dir"/src/sender.esm "$dir"/src/receiver.esm
+          "$dir"/src/channel.esm esm/reliab/seqwrap/*.esm)
+  fi
+  if ! "$ESMC" --pml -o "$dir/out" "${srcs[@]}" 2>"$dir/esmc.err"; then
+    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"
+    fail=$((fail + 1)); continue
+  fi
+  mv "$dir/out/reliab.pml" "$dir/out/$model.pml" 2>/dev/null
+  ESMC=$ESMC models/verify.sh --only "$prop" "$dir/out/$model.pml" >"$dir/verify.out" 2>&1
+  if grep -Eq "^=== $model / $prop \([a-z]+\): FAIL: violated ===" "$dir/verify.out"; then
+    echo "ok   $name: caught by $prop ($model)"
+    grep -m1 -E '^step [0-9]+:' "$dir/verify.out" >/dev/null || echo "     (no ESM trail printed)"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: $prop did not fail (or failed for another reason)"
+    sed 's/^/    /' "$dir/verify.out" | head -n 30
+    fail=$((fail + 1))
+  fi
+done
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
