@@ -18,7 +18,7 @@ TESTS       :=   # commands run by `make test` (one test program or script each)
 VERIFY_MODELS := # PROMELA models `make verify` checks
 CLEAN_DIRS  := $(B) gen/out models/out
 
-.PHONY: all test verify proofs bench firmware-lanai fuzz clean deps-check demo
+.PHONY: all test verify proofs proofs-fresh bench firmware-lanai fuzz clean deps-check demo
 all:
 
 # Shallower fragments first, so a part can use what its parent directory defines.

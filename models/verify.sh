@@ -7,8 +7,12 @@
 # where `deadlock+checks` names the first kind of run):
 #   - the deadlock + run-time checks (every assert, range, capacity, overflow, resource misuse):
 #     pan compiled with -DNOCLAIM, so invalid end states and assertions are both checked;
-#   - each `always` and `reachable` property: a safety search on its ltl claim (-DSAFETY);
-#     `reachable` passes iff Spin refutes [] !P, i.e. finds a witness;
+#   - the `always` properties together: one safety search (-DSAFETY) on the claim [] (P1 && P2
+#     && ...), which visits the same states as a search per property; a row per property. If
+#     it fails, each `always` property is searched alone, so the table names exactly the ones
+#     violated (--only P, as the seeded-bug tests use, always searches P alone);
+#   - each `reachable` property: a safety search on its ltl claim [] !P, which passes iff Spin
+#     refutes it, i.e. finds a witness;
 #   - each `eventually` and `leadsto` property: an acceptance-cycle search under weak fairness
 #     (pan -a -f; never -DSAFETY, which silently drops liveness).
 # Every run uses -b (exceeding the depth bound is an error) and -DMEMLIM, so an incomplete
@@ -31,6 +35,7 @@ DEPTH=${VERIFY_DEPTH:-1000000}
 HASH=${VERIFY_HASH:-22}
 TLIMIT=${VERIFY_TIMEOUT:-900}
 keep=0; witness=0; models=()
+ALL_ALWAYS=all_always__   # the claim that checks every `always` property in one search
 
 usage() {
   sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
@@ -166,6 +171,35 @@ run() {
   fi
 }
 
+# run_always MODEL PML BINARY NAME...: the named `always` properties in one search on the
+# claim ALL_ALWAYS; on failure, one search each in a directory of its own. One row each.
+run_always() {
+  local model=$1 pml=$2 bin=$3; shift 3
+  local out="pan.out" rc why name
+  rm -f "$pml.trail"
+  timeout --kill-after=5 "$TLIMIT" "./$bin" -m"$DEPTH" -w"$HASH" -b -N "$ALL_ALWAYS" >"$out" 2>&1
+  rc=$?
+  pan_numbers "$out"
+  why=$(incomplete "$out" "$rc")
+  if [[ -z $why && $errors -eq 0 ]]; then
+    for name in "$@"; do   # one search: its figures on the first row
+      row "$model" "$name" always PASS "$states" "$mem" "$secs"; cat row >>rows
+      states=same; mem=-; secs=-
+    done
+    mv rows row
+    return
+  fi
+  : >rows; : >reports
+  for name in "$@"; do
+    mkdir -p "one_$name"; cp "$pml" "one_$name/"
+    (cd "one_$name" && run "$model" "$pml" "$name" always "../$bin" -N "$name")
+    cat "one_$name/row" >>rows
+    [[ -f one_$name/report ]] && cat "one_$name/report" >>reports
+  done
+  mv rows row
+  [[ -s reports ]] && mv reports report || rm -f reports
+}
+
 # A run directory of its own for one pan run (pan writes MODEL.pml.trail into the cwd).
 new_run() {
   local d=$1
@@ -173,11 +207,13 @@ new_run() {
   runs+=("$d")
 }
 
-# Starts `run` in its own directory in the background, at most $JOBS at once.
-spawn() {
+# Starts `run` (or, with spawn_fn, the function named first) in directory D in the
+# background, at most $JOBS at once.
+spawn() { local d=$1; shift; spawn_fn "$d" run "$@"; }
+spawn_fn() {
   local d=$1; shift
   while [[ $(jobs -rp | wc -l) -ge $JOBS ]]; do wait -n; done
-  ( cd "$d" && run "$@" ) &
+  ( cd "$d" && "$@" ) &
 }
 
 wanted() { [[ -z $only || $only == *",$1,"* ]]; }
@@ -192,6 +228,19 @@ verify_model() {
     new_run "$dir/model"; (cd "$dir/model" && row "$model" "(model)" "-" FAIL - - -); return
   fi
   cd "$dir" || return
+  local props always=()
+  props=$(sed -n 's|^/\* @prop \([a-z]*\) \([A-Za-z0-9_]*\) .*|\1 \2|p' "$pml")
+  if [[ -z $only ]]; then
+    mapfile -t always < <(awk '$1 == "always" { print $2 }' <<<"$props")
+  fi
+  if [[ ${#always[@]} -ge 2 ]]; then
+    if grep -qE "^ltl $ALL_ALWAYS " "$pml"; then
+      echo "verify.sh: $model already defines ltl $ALL_ALWAYS" >&2; always=()
+    else
+      local conj; conj=$(printf 'P_%s && ' "${always[@]}")
+      echo "ltl $ALL_ALWAYS { [] (${conj% && }) }" >>"$pml"
+    fi
+  fi
   if ! spin -a "$pml" >spin.out 2>&1; then
     new_run "$dir/spin"
     (cd "$dir/spin" && row "$model" "(spin -a)" "-" FAIL - - - &&
@@ -199,11 +248,10 @@ verify_model() {
     cd "$work"; return
   fi
   local cc="${CC:-gcc} ${VERIFY_CFLAGS:--O2} -w -DMEMLIM=$MEMLIM -DVECTORSZ=4096"
-  local nproc nfair props
+  local nproc nfair
   nproc=$(grep -c '^active proctype' "$pml")
   # pan -DNFAIR=k admits about 4k-2 processes, the never claim included.
   nfair=$(( (nproc + 1) / 4 + 2 ))
-  props=$(sed -n 's|^/\* @prop \([a-z]*\) \([A-Za-z0-9_]*\) .*|\1 \2|p' "$pml")
   # The variants compile in parallel (compiling pan.c takes longer than small searches).
   $cc -DNOCLAIM -o pan_checks pan.c 2>cc1.out &
   if grep -qE '^(always|reachable) ' <<<"$props"; then
@@ -219,8 +267,13 @@ verify_model() {
     d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
     spawn "$d" "$model" "$pml" deadlock+checks safety ../pan_checks
   fi
+  if [[ ${#always[@]} -ge 2 ]]; then
+    d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
+    spawn_fn "$d" run_always "$model" "$pml" ../pan_safety "${always[@]}"
+  fi
   while read -r kind name; do
     [[ -n $kind ]] && wanted "$name" || continue
+    [[ $kind == always && ${#always[@]} -ge 2 ]] && continue
     d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
     case $kind in
       always|reachable) spawn "$d" "$model" "$pml" "$name" "$kind" ../pan_safety -N "$name" ;;
@@ -247,7 +300,8 @@ for d in "${runs[@]}"; do
   if [[ -f $d/row ]]; then cat "$d/row"; else
     printf '%-14s | %-30s | %-10s | %-6s |\n' "?" "$(basename "$d")" "-" FAIL
   fi
-  if [[ ! -f $d/row ]] || grep -q '| FAIL ' "$d/row"; then nfail=$((nfail + 1)); fi
+  if [[ ! -f $d/row ]]; then nfail=$((nfail + 1))
+  else nfail=$((nfail + $(grep -c '| FAIL ' "$d/row"))); fi
 done
 for d in "${runs[@]}"; do
   [[ -f $d/report ]] && { echo; cat "$d/report"; }
@@ -261,4 +315,4 @@ if [[ $nfail -gt 0 ]]; then
   echo "verify: $nfail check(s) FAILED"
   exit 1
 fi
-echo "verify: all ${#runs[@]} checks passed"
+echo "verify: all $(cat "${runs[@]/%//row}" | wc -l) checks passed"

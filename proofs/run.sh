@@ -10,6 +10,11 @@
 # (WP_FORCE_PROVERS / WP_FORCE_TIMEOUT override every module, for experiments). Its `+fct:f,g`
 # adds functions to prove (static inline ones of headers), `-fct:f,g` removes some (proved by
 # another module), `=fct:f,g` proves exactly those.
+# Prover results are kept in WP's cache, proofs/cache (WP_CACHE_DIR), keyed by a digest of each
+# goal as sent to the prover: a goal whose code, contract or context changed has a new key and
+# is proved again. WP_CACHE is WP's mode: update (default: replay what is there, prove the rest,
+# store it), none (prove every goal, ignore the cache), rebuild (prove every goal, store it).
+# `make proofs-fresh` proves everything into an empty cache and replaces proofs/cache with it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +24,10 @@ want=("$@")
 timeout=${WP_TIMEOUT:-20}
 par=${WP_PAR:-2}
 out=${PROOF_OUT:-build/proofs}
-mkdir -p "$out"
+cache_mode=${WP_CACHE:-update}
+cache_dir=${WP_CACHE_DIR:-proofs/cache}
+mkdir -p "$out" "$cache_dir"
+case $cache_dir in /*) ;; *) cache_dir=$PWD/$cache_dir ;; esac
 
 command -v frama-c >/dev/null || { echo "proofs: frama-c not installed (scripts/deps.sh)" >&2; exit 2; }
 # WP finds provers through why3's configuration; make sure it knows z3 and cvc4.
@@ -28,8 +36,8 @@ if ! grep -qs '"Z3"' "$conf" || ! grep -qs '"CVC4"' "$conf"; then
   why3 config detect >/dev/null 2>&1 || { echo "proofs: why3 config detect failed" >&2; exit 2; }
 fi
 
-printf '%-12s %9s %7s %8s  %-10s %s\n' module proved total seconds provers trusted
-pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0
+printf '%-12s %9s %7s %7s %8s  %-10s %s\n' module proved total cached seconds provers trusted
+pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0; all_cached=0
 t0=$(date +%s.%N)
 while IFS='|' read -r name files flags; do
   name=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"$name"); [[ -z $name || $name == \#* ]] && continue
@@ -54,14 +62,18 @@ while IFS='|' read -r name files flags; do
   provers=${WP_FORCE_PROVERS:-$provers}; mtimeout=${WP_FORCE_TIMEOUT:-$mtimeout}
   start=$(date +%s.%N)
   frama-c -c11 -wp -wp-rte -wp-prover "$provers" -warn-unsigned-overflow -machdep ppc_32 \
-    -wp-timeout "$mtimeout" -wp-par "$par" -wp-fct "$fcts" "${fl[@]}" \
+    -wp-timeout "$mtimeout" -wp-par "$par" -wp-cache "$cache_mode" -wp-cache-dir "$cache_dir" \
+    -wp-fct "$fcts" "${fl[@]}" \
     -wp-report-json "$json" "${fa[@]}" -then -report -report-no-proven >"$log" 2>&1
   rc=$?
   sed -n '/Properties of Function/,$p' "$log" >"$out/$name.report"
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
   read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) \/ \([0-9]*\).*/\1 \2/p' "$log" | tail -n1)
   proved=${proved:-0}; total=${total:-0}
-  printf '%-12s %9s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$secs" "$provers" "${skip:--}"
+  # Goals whose prover result came from the cache (WP's summary: "(cached: N)" per prover).
+  cached=$(sed -n '/^\[wp\] Proved goals:/,$s/.*(cached: \([0-9]*\)).*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+  all_cached=$((all_cached + cached))
+  printf '%-12s %9s %7s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$cached" "$secs" "$provers" "${skip:--}"
   all_proved=$((all_proved + proved)); all_total=$((all_total + total))
   if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -aq '^\[kernel\].*User Error' "$log"; then
     fail=$((fail + 1)); failed_mods+=("$name")
@@ -74,7 +86,7 @@ while IFS='|' read -r name files flags; do
   fi
 done < "${PROOF_MODULES:-proofs/modules.conf}"
 secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
-printf '%-12s %9s %7s %8s  %s\n' total "$all_proved" "$all_total" "$secs" "$pass of $((pass + fail)) modules proved"
+printf '%-12s %9s %7s %7s %8s  %s\n' total "$all_proved" "$all_total" "$all_cached" "$secs" "$pass of $((pass + fail)) modules proved"
 
 if [[ ${#failed_goals[@]} -gt 0 ]]; then
   echo; echo "unproved goals (logs and JSON reports in $out/):"
