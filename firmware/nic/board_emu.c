@@ -3,7 +3,7 @@
  * so the firmware's verdict matches what the engine would do. Hosted C. */
 #include "board_emu.h"
 
-#include "../../hw/window.h"
+#include "window.h"
 #include "hostif.h"
 
 _Static_assert(HOSTIF_REGION_KEY_SHIFT == HW_ACC_KEY_SHIFT, "registration keys where hw matches them");

@@ -1,6 +1,6 @@
 /* lanai_main.c: the firmware's entry on a LANai card (crt0 calls main): boot the firmware on
  * the board's registers and run the dispatcher forever. The card's processor has nothing else
- * to do, so it polls (a host-side daemon sleeps instead; see firmware/nicd). Freestanding. */
+ * to do, so it polls (a host-side daemon sleeps instead; see nicd). Freestanding. */
 #include "fw.h"
 
 int main(void);

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../hw/lanai/iss.h"
 #include "libnic.h"
 
 static const char *const hw_names[HW_CTR_N] = {
@@ -34,7 +33,7 @@ static void show_cpu(const struct hw_cpu *c, bool faulted) {
          PRIu64 " cycles\n", c->pc, c->insns, c->cycles);
   if (faulted)
     printf("    FAULTED: %s at pc 0x%08x word 0x%08x (address 0x%08x)\n",
-           iss_fault_name((enum iss_fault)c->fault), c->pc, c->fault_word, c->fault_addr);
+           hw_cpu_fault_name(c->fault), c->pc, c->fault_word, c->fault_addr);
   printf("    %-14s %14s %14s\n", "event class", "instructions", "cycles");
   for (unsigned k = 0; k < HW_CPU_NCLASS; k++)
     if (c->class_insns[k])

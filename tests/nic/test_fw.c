@@ -28,7 +28,7 @@ struct rig {
   struct fw_board bd[2];
   struct fw fw[2];
   struct hwin *w[2];
-  struct hw_hostmem mem[2];
+  struct hostmem mem[2];
   uint64_t base[2];   /* host address of mem[i] (registered with PTAG on NIC i) */
   size_t used[2];
   uint64_t now;
@@ -51,7 +51,7 @@ static void rig_up(bool fine) {
     struct fw_config fc = {.fine_mode = fine};
     if (fw_init(&R.fw[i], &R.bd[i], &fc) != 0) { printf("fw_init failed\n"); exit(1); }
     R.w[i] = nic_window(R.nic[i]);
-    if (hw_hostmem_create(&R.mem[i], MEMLEN) != 0) { printf("hostmem\n"); exit(1); }
+    if (hostmem_create(&R.mem[i], MEMLEN) != 0) { printf("hostmem\n"); exit(1); }
     /* The first MiB is registered with another tag, the last MiB not at all. */
     uint64_t a;
     int rg = hwin_region_add(R.w[i], &R.mem[i], 1u << 20, MEMLEN - (2u << 20), PTAG,
@@ -68,7 +68,7 @@ static void rig_up(bool fine) {
 static void rig_down(void) {
   for (int i = 0; i < 2; i++) {
     nic_destroy(R.nic[i]);
-    hw_hostmem_destroy(&R.mem[i]);
+    hostmem_destroy(&R.mem[i]);
   }
   fabric_close(R.fab);
 }

@@ -3,7 +3,7 @@
  *   1. Firmware instructions and cycles per VIPL message by event class, for 4 B, 1 KiB,
  *      4 KiB and 32 KiB messages (reliable VI, node 1 sends a burst of BURST to node 0): the
  *      sending NIC and the receiving NIC, from the processor counters nicd keeps in each NIC's
- *      window (hw/window.h, struct hw_cpu). Idle polling is left out (it depends on time).
+ *      window (iface/window.h, struct hw_cpu). Idle polling is left out (it depends on time).
  *   2. The simulator's speed inside nicd: instructions over nicd's processor time while it
  *      streams 1 MiB messages.
  *   3. VIPL 4 B ping-pong latency (median, p99) and 1 MiB streaming bandwidth, native and

@@ -133,7 +133,7 @@ struct hostif_vi {
 #define HOSTIF_VI_F_RDMA_WRITE 1u
 
 /* What a remote RDMA Write may touch, in the region table's access word beyond hw's
- * read/write bits (hw/window.h): bit 2, the memory allows remote RDMA Writes (VIA's
+ * read/write bits (iface/window.h): bit 2, the memory allows remote RDMA Writes (VIA's
  * EnableRdmaWrite on memory); bits 8..15, the key of the registration the region belongs to
  * (0: none). An RDMA Write names tag and key (HOSTIF_RDMA_HANDLE) and lands only in a region
  * with both, RDMA_WRITE set, on a VI with HOSTIF_VI_F_RDMA_WRITE. */
@@ -234,7 +234,7 @@ struct hostif_counters {
 /* Above the host interface: the firmware's packet buffers (its own business). */
 #define HOSTIF_BUF_BASE 0x1c0000u
 
-/* Doorbell i of the NIC window (hw/MEMORY-MAP.md) is rung for VI i after publishing `prod`. */
+/* Doorbell i of the NIC window (iface/WINDOW.md) is rung for VI i after publishing `prod`. */
 #define HOSTIF_DOORBELL_VI(i) (i)
 /* Host signal bits (wait_signal, iface/wait.h): VI i completed something that asked for a signal. */
 #define HOSTIF_SIG_VI(i) (1u << (i))

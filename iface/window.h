@@ -1,8 +1,11 @@
 /* The host-visible window of one NIC: a shared memory object holding the register page,
  * the host memory region table and the SRAM, which nicd creates and host processes map.
- * Layout in MEMORY-MAP.md; this header is its C form and the host-side accessors. */
-#ifndef HW_WINDOW_H
-#define HW_WINDOW_H
+ * Layout in WINDOW.md; this header is its C form and what every process that maps a window
+ * does with it. The names are the device's (hw_regs, HW_*): the window is the emulated NIC's
+ * register page and memory as a host sees them. The NIC's own side (creating the window,
+ * host signals, faults, stopping) is hw/window_nic.h. */
+#ifndef IFACE_WINDOW_H
+#define IFACE_WINDOW_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -40,11 +43,35 @@ enum hw_ctr {
   HW_CTR_N
 };
 
+/* cpu.fault: why the NIC's processor stopped, and the name nicstat and nicd print. The LANai
+ * instruction-set simulator reports these codes (enum iss_fault, hw/lanai/iss.h). */
+#define HW_CPU_FAULTS(X)                                                                      \
+  X(NONE, "no fault")                                                                         \
+  X(UNDEFINED, "undefined instruction")                                                       \
+  X(MISALIGNED, "misaligned access")                                                          \
+  X(BUS, "bus error")                                                                         \
+  X(RUNAWAY, "runaway firmware")                                                              \
+  X(HALTED, "halted")
+enum hw_cpu_fault {
+#define HW_CPU_FAULT_ID(id, name) HW_CPU_FAULT_##id,
+  HW_CPU_FAULTS(HW_CPU_FAULT_ID)
+#undef HW_CPU_FAULT_ID
+  HW_CPU_FAULT_N
+};
+static inline const char *hw_cpu_fault_name(uint32_t fault) {
+  static const char *const names[] = {
+#define HW_CPU_FAULT_NAME(id, name) name,
+      HW_CPU_FAULTS(HW_CPU_FAULT_NAME)
+#undef HW_CPU_FAULT_NAME
+  };
+  return fault < HW_CPU_FAULT_N ? names[fault] : "unknown fault";
+}
+
 /* The NIC's processor, as a debugger would see it; written by the NIC after each slice it runs
- * (all zero but kind for a native firmware). fault: enum iss_fault (hw/lanai/iss.h). */
+ * (all zero but kind for a native firmware). */
 struct hw_cpu {
   uint32_t kind;                /* HW_CPU_NATIVE / HW_CPU_LANAI */
-  uint32_t fault;               /* 0, or why the processor stopped */
+  uint32_t fault;               /* HW_CPU_FAULT_NONE, or why the processor stopped */
   uint32_t pc;                  /* next instruction, or the faulting one */
   uint32_t fault_word, fault_addr;
   uint32_t rsvd[3];
@@ -99,7 +126,7 @@ struct hw_regs {
 #define HW_ACC_NIC_WRITE 2u /* SRAM -> host (L2E) */
 /* An access word's bits 0..7 are access bits a region must all allow; bits 8 and up, when
  * not zero, a key the region's access word must carry in the same bits (the host driver's
- * registration key: firmware/include/hostif.h, HOSTIF_REGION_KEY_SHIFT). */
+ * registration key: hostif.h, HOSTIF_REGION_KEY_SHIFT). */
 #define HW_ACC_DIR_MASK  0xffu
 #define HW_ACC_KEY_SHIFT 8
 
@@ -110,7 +137,7 @@ struct hw_region {
   uint32_t ptag, access;
   uint64_t host_base, len;      /* host virtual addresses [host_base, host_base + len) */
   uint64_t seg_off;             /* where host_base lies in the segment */
-  char seg[HW_SEG_NAME_LEN];    /* the segment's shm name */
+  char seg[HOSTMEM_NAME_LEN];    /* the segment's shm name */
 };
 
 /* A mapping of a window, in the NIC's process or a host's. */
@@ -122,37 +149,32 @@ struct hwin {
   uint8_t *sram;
   uint32_t sram_size;
   int fd;
-  bool owner;
   char name[64];
 };
 
-/* NIC side: creates the window, named (shm_open, for nicd) or anonymous (name NULL: memfd,
- * shared with children through fd). 0 or -errno. */
-int hwin_create(struct hwin *w, const char *name, uint32_t sram_size, uint16_t node);
-/* Host side: maps an existing window by name or from an inherited descriptor, after checking
- * its layout against the object's size. 0 or -errno (-EPROTO for a bad layout). */
+/* The size of the window (whole pages) of an SRAM of sram_size bytes. */
+size_t hwin_size(uint32_t sram_size);
+/* Points w's views (regs, regions, sram) into a mapping of a window at base, size bytes. */
+void hwin_views(struct hwin *w, uint8_t *base, size_t size);
+/* Maps an existing window by name or from an inherited descriptor, after checking its layout
+ * against the object's size. 0 or -errno (-EPROTO for a bad layout). The NIC creates the
+ * window and stops it (hwin_create, hwin_destroy: hw/window_nic.h). */
 int hwin_open(struct hwin *w, const char *name);
 int hwin_open_fd(struct hwin *w, int fd);
-/* Unmaps. The owner also marks the NIC stopped, wakes every waiting host and unlinks. */
+/* Unmaps. */
 void hwin_close(struct hwin *w);
 
 /* Host side. */
 int hwin_doorbell(struct hwin *w, unsigned i, uint32_t value);
-/* Waiting for signal bits (and for doorbells, NIC side) is iface/wait.h's. */
+/* Waiting for signal bits (and for doorbells, NIC side) is wait.h's. */
 bool hwin_nic_alive(struct hwin *w);
 /* Registers [off, off + len) of segment m with a protection tag and access bits: the NIC may
  * then DMA there. Returns the region id (>= 0) and its host address, or -errno. */
-int hwin_region_add(struct hwin *w, const struct hw_hostmem *m, size_t off, size_t len,
+int hwin_region_add(struct hwin *w, const struct hostmem *m, size_t off, size_t len,
                     uint32_t ptag, uint32_t access, uint64_t *host_addr);
 int hwin_region_remove(struct hwin *w, int id);
 /* Programmed I/O into the SRAM, bounds-checked. 0 or -ERANGE. */
 int hwin_sram_write(struct hwin *w, uint32_t addr, const void *src, size_t len);
 int hwin_sram_read(struct hwin *w, uint32_t addr, void *dst, size_t len);
-
-/* NIC side. */
-void hwin_signal_host(struct hwin *w, uint32_t bits);
-/* The NIC's processor stopped in a fault (regs.cpu says which): state FAULTED, and every
- * waiting host wakes to find it not alive (-EPIPE). */
-void hwin_fault(struct hwin *w);
 
 #endif

@@ -6,7 +6,7 @@
  * firmware polls forever; nicd then treats the NIC as idle for this pass). A read of a host
  * DMA channel's POLL register while it is busy advances that NIC's engines to their next event,
  * as time passes on a card while its processor spins. */
-#include "../../hw/lanai/iss.h"
+#include "../hw/lanai/iss.h"
 #include "fw_board_regs.h"
 #include "nicd.h"
 

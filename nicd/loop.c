@@ -9,7 +9,7 @@
  * once per pass. */
 #include <stdint.h>
 
-#include "../../hw/futex.h"
+#include "futex.h"
 #include "nicd.h"
 #include "wait.h"
 
@@ -23,7 +23,7 @@ void nicd_loop(struct nicd *d) {
   struct wait_set ws = {.n = d->n, .stop = &nicd_stop};
   for (unsigned i = 0; i < d->n; i++) ws.r[i] = nic_window(d->nic[i])->regs;
   while (!nicd_stop) {
-    uint64_t wall = hw_mono_ns(), now = wall - d->t0;
+    uint64_t wall = futex_now_ns(), now = wall - d->t0;
     nic_advance_all(d->nic, d->n, now);
     bool did = false;
     for (unsigned i = 0; i < d->n; i++)
@@ -40,7 +40,7 @@ void nicd_loop(struct nicd *d) {
       continue;
     }
     if (wait_doorbell_spin(&ws, due, wall + spin_for)) continue;
-    wall = hw_mono_ns();
+    wall = futex_now_ns();
     uint64_t wait = due <= wall ? 0 : due - wall > MAX_SLEEP_NS ? MAX_SLEEP_NS : due - wall;
     if (wait) wait_doorbell_sleep(&ws, wall + wait);
   }

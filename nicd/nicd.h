@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../hw/memfab.h"
-#include "../../hw/nic.h"
+#include "../hw/memfab.h"
+#include "../hw/nic.h"
 #include "board_emu.h"
 #include "fw.h"
 

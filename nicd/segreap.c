@@ -1,7 +1,7 @@
 /* segreap.c: removes the names of host memory segments whose process has died. A host
  * process unlinks its segments when it exits normally; one that is killed cannot, and a
  * driver releases what a dead process had pinned, so nicd does it (the memory itself stays
- * mapped wherever it is still in use). Names are hw/hostmem.c's: /vh<pid hex>.<counter hex>. */
+ * mapped wherever it is still in use). Names are iface/hostmem.c's: /vh<pid hex>.<counter hex>. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>

@@ -14,15 +14,15 @@
 
 static _Atomic uint32_t seg_counter;
 
-int hw_hostmem_create(struct hw_hostmem *m, size_t len) {
+int hostmem_create(struct hostmem *m, size_t len) {
   long page = sysconf(_SC_PAGESIZE);
   memset(m, 0, sizeof *m);
   if (len == 0 || len > ((size_t)1 << 40)) return -EINVAL;
   len = (len + (size_t)page - 1) & ~((size_t)page - 1);
   uint32_t zero = 0;
-  atomic_compare_exchange_strong(&seg_counter, &zero, (uint32_t)hw_mono_ns() | 1u);
+  atomic_compare_exchange_strong(&seg_counter, &zero, (uint32_t)futex_now_ns() | 1u);
   for (int tries = 0; tries < 16; tries++) {
-    snprintf(m->name, sizeof m->name, HW_SEG_PREFIX "%x.%x", (unsigned)getpid(),
+    snprintf(m->name, sizeof m->name, HOSTMEM_PREFIX "%x.%x", (unsigned)getpid(),
              (unsigned)atomic_fetch_add(&seg_counter, 1));
     int fd = shm_open(m->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0 && errno == EEXIST) continue;
@@ -47,7 +47,7 @@ int hw_hostmem_create(struct hw_hostmem *m, size_t len) {
   return -EEXIST;
 }
 
-void hw_hostmem_destroy(struct hw_hostmem *m) {
+void hostmem_destroy(struct hostmem *m) {
   if (m->base) {
     munmap(m->base, m->len);
     shm_unlink(m->name);

@@ -2,24 +2,24 @@
  * (in nicd, or the same process) maps too, by name, once a region of it is registered in the
  * window (window.h). Host addresses in DMA descriptors are the host process's own virtual
  * addresses inside such a segment. */
-#ifndef HW_HOSTMEM_H
-#define HW_HOSTMEM_H
+#ifndef IFACE_HOSTMEM_H
+#define IFACE_HOSTMEM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define HW_SEG_NAME_LEN 24
-#define HW_SEG_PREFIX   "/vh"
+#define HOSTMEM_NAME_LEN 24
+#define HOSTMEM_PREFIX   "/vh"
 
-struct hw_hostmem {
+struct hostmem {
   uint8_t *base;
   size_t len;
-  char name[HW_SEG_NAME_LEN];
+  char name[HOSTMEM_NAME_LEN];
 };
 
 /* Creates and maps a zeroed segment of len bytes (rounded up to a page). 0 or -errno. */
-int hw_hostmem_create(struct hw_hostmem *m, size_t len);
+int hostmem_create(struct hostmem *m, size_t len);
 /* Unmaps and unlinks it. A NIC that has mapped it keeps its mapping until it lets go. */
-void hw_hostmem_destroy(struct hw_hostmem *m);
+void hostmem_destroy(struct hostmem *m);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../hw/lanai/iss.h"
+#include "../hw/lanai/iss.h"
 #include "nicd.h"
 
 /* A pass is at most this long (about a millisecond) before the hardware moves and the other
@@ -58,7 +58,7 @@ static uint64_t cpu_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The processor block of the window (hw/window.h), for nicstat and the benchmarks. */
+/* The processor block of the window (iface/window.h), for nicstat and the benchmarks. */
 static void publish(struct lanai_nic *l) {
   struct hw_cpu *w = &nic_window(l->nic)->regs->cpu;
   struct iss_state st;

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int hw_futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns) {
+int futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns) {
   struct timespec ts, *tp = NULL;
   if (timeout_ns >= 0) {
     ts.tv_sec = (time_t)(timeout_ns / 1000000000);
@@ -20,11 +20,11 @@ int hw_futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns)
   return errno == ETIMEDOUT ? -ETIMEDOUT : -EINTR;
 }
 
-void hw_futex_wake(_Atomic uint32_t *word) {
+void futex_wake(_Atomic uint32_t *word) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
 }
 
-uint64_t hw_mono_ns(void) {
+uint64_t futex_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

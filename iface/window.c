@@ -1,6 +1,7 @@
-/* The window: creation and mapping, doorbells and host signals (their wake-ups and every
- * wait are iface/wait.c's), and the host memory region table. */
-#define _GNU_SOURCE
+/* The window, as every process maps it: the layout's checks, mapping an existing window,
+ * doorbells, the host memory region table and programmed I/O into the SRAM (wake-ups and
+ * every wait are wait.c's). Creating the window, raising host signals and stopping are the
+ * NIC's alone: hw/window_nic.c. */
 #include "window.h"
 
 #include <errno.h>
@@ -27,53 +28,18 @@ _Static_assert(HW_REGIONS_OFF + HW_REGIONS * 64 <= HW_SRAM_OFF, "regions fit bel
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
                "atomics in shared memory must be lock-free");
 
-static size_t win_size_for(uint32_t sram_size) {
+size_t hwin_size(uint32_t sram_size) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   return (HW_SRAM_OFF + (size_t)sram_size + page - 1) & ~(page - 1);
 }
 
-static void set_views(struct hwin *w) {
-  w->regs = (struct hw_regs *)w->base;
-  w->regions = (struct hw_region *)(w->base + HW_REGIONS_OFF);
-  w->sram = w->base + HW_SRAM_OFF;
-  w->sram_size = w->regs->sram_size;
-}
-
-int hwin_create(struct hwin *w, const char *name, uint32_t sram_size, uint16_t node) {
-  memset(w, 0, sizeof *w);
-  w->fd = -1;
-  if (sram_size < HW_SRAM_MIN || sram_size > HW_SRAM_MAX || sram_size % 8) return -EINVAL;
-  if (name && (name[0] != '/' || strlen(name) >= sizeof w->name)) return -EINVAL;
-  int fd = name ? shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600)
-                : memfd_create("verinic-nic", MFD_CLOEXEC);
-  if (fd < 0) return -errno;
-  size_t size = win_size_for(sram_size);
-  if (ftruncate(fd, (off_t)size) != 0) goto fail;
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) goto fail;
-  w->base = p;
+void hwin_views(struct hwin *w, uint8_t *base, size_t size) {
+  w->base = base;
   w->size = size;
-  w->fd = fd;
-  w->owner = true;
-  if (name) snprintf(w->name, sizeof w->name, "%s", name);
-  struct hw_regs *r = (struct hw_regs *)p;
-  r->version = HW_WIN_VERSION;
-  r->sram_off = HW_SRAM_OFF;
-  r->sram_size = sram_size;
-  r->win_size = size;
-  r->regions_off = HW_REGIONS_OFF;
-  r->nregions = HW_REGIONS;
-  r->node = node;
-  r->nic_pid = (int32_t)getpid();
-  atomic_store(&r->state, HW_NIC_RUNNING);
-  r->magic = HW_WIN_MAGIC;
-  set_views(w);
-  return 0;
-fail:;
-  int e = errno;
-  close(fd);
-  if (name) shm_unlink(name);
-  return -e;
+  w->regs = (struct hw_regs *)base;
+  w->regions = (struct hw_region *)(base + HW_REGIONS_OFF);
+  w->sram = base + HW_SRAM_OFF;
+  w->sram_size = w->regs->sram_size;
 }
 
 int hwin_open_fd(struct hwin *w, int fd) {
@@ -90,13 +56,11 @@ int hwin_open_fd(struct hwin *w, int fd) {
   if (r->magic != HW_WIN_MAGIC || r->version != HW_WIN_VERSION || r->sram_off != HW_SRAM_OFF ||
       r->regions_off != HW_REGIONS_OFF || r->nregions != HW_REGIONS ||
       r->sram_size < HW_SRAM_MIN || r->sram_size > HW_SRAM_MAX || r->win_size != size ||
-      win_size_for(r->sram_size) != size) {
+      hwin_size(r->sram_size) != size) {
     munmap(p, size);
     return -EPROTO;
   }
-  w->base = p;
-  w->size = size;
-  set_views(w);
+  hwin_views(w, p, size);
   return 0;
 }
 
@@ -111,11 +75,6 @@ int hwin_open(struct hwin *w, const char *name) {
 
 void hwin_close(struct hwin *w) {
   if (!w->base) return;
-  if (w->owner) {
-    atomic_store(&w->regs->state, HW_NIC_STOPPED);
-    wait_wake_hosts(w->regs);
-    if (w->name[0]) shm_unlink(w->name);
-  }
   munmap(w->base, w->size);
   if (w->fd >= 0) close(w->fd);
   memset(w, 0, sizeof *w);
@@ -133,19 +92,7 @@ int hwin_doorbell(struct hwin *w, unsigned i, uint32_t value) {
 
 bool hwin_nic_alive(struct hwin *w) { return !wait_nic_gone(w->regs); }
 
-void hwin_signal_host(struct hwin *w, uint32_t bits) {
-  struct hw_regs *r = w->regs;
-  atomic_fetch_or(&r->host_irq, bits);
-  atomic_fetch_add_explicit(&r->ctr[HW_CTR_HOST_SIGNALS], 1, memory_order_relaxed);
-  wait_wake_hosts(r);
-}
-
-void hwin_fault(struct hwin *w) {
-  atomic_store(&w->regs->state, HW_NIC_FAULTED);
-  wait_wake_hosts(w->regs);
-}
-
-int hwin_region_add(struct hwin *w, const struct hw_hostmem *m, size_t off, size_t len,
+int hwin_region_add(struct hwin *w, const struct hostmem *m, size_t off, size_t len,
                     uint32_t ptag, uint32_t access, uint64_t *host_addr) {
   if (!m->base || off > m->len || len > m->len - off || len == 0) return -EINVAL;
   if (access == 0 || (access & ~(HW_ACC_NIC_READ | HW_ACC_NIC_WRITE))) return -EINVAL;

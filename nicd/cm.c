@@ -21,7 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../../hw/futex.h"
+#include "futex.h"
 #include "nicd.h"
 
 #define MAXCLI    256
@@ -266,7 +266,7 @@ static void client_input(int c, bool readable) {
   char *nl = memchr(cli[c].buf, '\n', cli[c].len);
   if (nl) {
     *nl = 0;
-    cli[c].last = hw_mono_ns();
+    cli[c].last = futex_now_ns();
     handle_line(c, cli[c].buf);
     size_t used = (size_t)(nl + 1 - cli[c].buf);
     memmove(cli[c].buf, nl + 1, cli[c].len - used);
@@ -332,7 +332,7 @@ static void admit(int fd) {
     drop_client(idlest);
     free_slot = idlest;
   }
-  cli[free_slot] = (struct client){.fd = fd, .pid = cr.pid, .last = hw_mono_ns()};
+  cli[free_slot] = (struct client){.fd = fd, .pid = cr.pid, .last = futex_now_ns()};
 }
 
 static void *cm_main(void *arg) {
@@ -365,7 +365,7 @@ static void *cm_main(void *arg) {
       int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
       if (fd >= 0) admit(fd);
     }
-    uint64_t now = hw_mono_ns();
+    uint64_t now = futex_now_ns();
     if (now - last_reap > 100000000ull) {
       vitab_reap(D);
       segs_reap();

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../hw/futex.h"
-#include "../../hw/lanai/iss.h"
+#include "futex.h"
+#include "../hw/lanai/iss.h"
 #include "naming.h"
 #include "nicd.h"
 
@@ -52,7 +52,7 @@ static void usage(FILE *f) {
           "                      waits for nothing for MS milliseconds (default 10000)\n"
           "  -v, --verbose       log connection manager errors\n"
           "  -h, --help          this text\n"
-          "Protocol, name service and files: firmware/nicd/CONNECT.md.\n",
+          "Protocol, name service and files: nicd/CONNECT.md.\n",
           NICD_MAX_NICS, DEFAULT_WATCHDOG_MS);
 }
 
@@ -234,7 +234,7 @@ int main(int argc, char **argv) {
   printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s\n", n, prefix, n - 1,
          D.sock_path, D.hosts_path, image ? image : "native");
   fflush(stdout);
-  D.t0 = hw_mono_ns();
+  D.t0 = futex_now_ns();
   nicd_loop(&D);
   cm_stop();
   for (unsigned i = 0; i < n; i++) {
