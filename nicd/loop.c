@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "futex.h"
+#include "fw_dispatch.h"
 #include "nicd.h"
 #include "wait.h"
 
@@ -27,7 +28,7 @@ void nicd_loop(struct nicd *d) {
     nic_advance_all(d->nic, d->n, now);
     bool did = false;
     for (unsigned i = 0; i < d->n; i++)
-      did |= d->lanai ? lanai_run(&d->cpu[i], i) : fw_poll(&d->fw[i]);
+      did |= d->lanai ? lanai_run(&d->cpu[i], i) : fw_dispatch_poll(&d->fw[i]);
     if (did) continue;
     uint64_t next = NIC_NEVER;
     for (unsigned i = 0; i < d->n; i++) {

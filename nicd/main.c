@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "fw_init.h"
 #include "../hw/lanai/iss.h"
 #include "naming.h"
 #include "nicd.h"

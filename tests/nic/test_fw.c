@@ -15,6 +15,8 @@
 #include "board_emu.h"
 #include "datapath_hal.h"
 #include "fw.h"
+#include "fw_dispatch.h"
+#include "fw_init.h"
 #include "rawhost.h"
 
 #define PTAG 0x5151u
@@ -101,8 +103,8 @@ static bool bounds_ok(const struct fw *fw) {
 static bool run(bool (*pred)(void *), void *ctx) {
   for (long it = 0; it < 50000000; it++) {
     nic_advance_all(R.nic, 2, R.now);
-    bool did = fw_poll(&R.fw[0]);
-    did |= fw_poll(&R.fw[1]);
+    bool did = fw_dispatch_poll(&R.fw[0]);
+    did |= fw_dispatch_poll(&R.fw[1]);
     if (!bounds_ok(&R.fw[0]) || !bounds_ok(&R.fw[1])) bounds_broken++;
     if (pred && pred(ctx)) return true;
     uint64_t t = nic_next_due(R.nic[0]), t1 = nic_next_due(R.nic[1]);
@@ -405,7 +407,7 @@ static size_t make_msg(uint8_t *out, unsigned dst_vi, const uint8_t *payload, ui
                           .dst_vi = (uint16_t)dst_vi, .len = n, .msg_len = n};
   fw_wire_encode(out, &h);
   memcpy(out + FW_WIRE_HDR_LEN, payload, n);
-  uint16_t t = (uint16_t)~fw_csum(payload, n);
+  uint16_t t = (uint16_t)~fw_wire_csum(payload, n);
   if (bad_sum) t ^= 0x0100;
   uint8_t *tr = out + FW_WIRE_HDR_LEN + n;
   tr[0] = (uint8_t)(t >> 8);
