@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -53,4 +54,15 @@ void hostmem_destroy(struct hostmem *m) {
     shm_unlink(m->name);
   }
   memset(m, 0, sizeof *m);
+}
+
+long hostmem_owner(const char *name) {
+  const char *prefix = HOSTMEM_PREFIX + 1; /* the name without its '/' */
+  if (name[0] == '/') name++;
+  if (strncmp(name, prefix, strlen(prefix)) != 0) return -1;
+  const char *digits = name + strlen(prefix);
+  char *end;
+  long pid = strtol(digits, &end, 16);
+  if (end == digits || *end != '.' || pid <= 0) return -1;
+  return pid;
 }

@@ -21,5 +21,8 @@ struct hostmem {
 int hostmem_create(struct hostmem *m, size_t len);
 /* Unmaps and unlinks it. A NIC that has mapped it keeps its mapping until it lets go. */
 void hostmem_destroy(struct hostmem *m);
+/* The pid of the process that created segment `name` (HOSTMEM_PREFIX "<pid hex>.<counter hex>",
+ * with or without the leading '/', as /dev/shm lists it), or -1 if it is not a segment's name. */
+long hostmem_owner(const char *name);
 
 #endif

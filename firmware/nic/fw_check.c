@@ -6,7 +6,7 @@
 #include "fw_check.h"
 
 /* ACSL (proofs/modules.conf, module fw-check): fw_check_desc accepts only descriptors that
- * satisfy fw_desc_ok (fw.h: no length sum or address range overflows), and fw_check_pieces,
+ * satisfy fw_desc_ok (fw_check.h: no length sum or address range overflows), and fw_check_pieces,
  * given one, writes only out[0 .. max - 1] and computes no overflowing offset or address. */
 
 /*@ requires \valid_read(fw) && \valid_read(d);

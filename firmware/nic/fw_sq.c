@@ -9,7 +9,7 @@
  * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED.
  *
  * Proved with Frama-C/WP (module fw-sq): fw_sq_doorbell and fw_sq_pump meet the handler
- * contracts of fw.h with no run-time error; sq_fetch takes a slot only when no descriptor of
+ * contracts of fw_sq.h with no run-time error; sq_fetch takes a slot only when no descriptor of
  * [sq_done, sq_cons) holds it, and sq_retire moves sq_done forward, never past sq_cons.
  * Freestanding. */
 #include "fw_sq.h"

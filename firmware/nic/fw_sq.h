@@ -1,5 +1,5 @@
 /* fw_sq.h: NIC-side VIA, send queues (fw_sq.c): doorbells, descriptor fetch, splitting into
- * messages, completions in ring order. Contracts: the dispatcher's handler contract (fw.h).
+ * messages, completions in ring order. Its handlers carry the dispatcher's handler contract (fw_ok kept, fw.h).
  * Freestanding. */
 #ifndef FW_SQ_H
 #define FW_SQ_H

@@ -1,6 +1,6 @@
 /* fw_vm_ctl.h: the host command mailbox of the PANIC VM, and commands forwarded to or from a peer
  * NIC (fw_vm_ctl.c; firmware/vm/CONTROL.md). Its event handlers carry the dispatcher's handler
- * contract (fw.h). Freestanding. */
+ * contract (fw_ok kept, fw.h). Freestanding. */
 #ifndef FW_VM_CTL_H
 #define FW_VM_CTL_H
 

@@ -1,5 +1,5 @@
 /* lanai-ld: links LANai relocatable objects into a flat SRAM image plus a map file.
- * Usage: lanai-ld [options] file.o...   (see usage() and firmware/lanai/README.md) */
+ * Usage: lanai-ld [options] file.o...   (see usage() and tools/lanai-ld/README.md) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
