@@ -193,10 +193,10 @@ struct fw {
  * handlers' contracts are the dispatcher's interface to the rest of the firmware: assumed
  * there, not proved (they write the whole firmware state and SRAM through the board HAL).
  *
- * FW_BOUNDS is fw_bounds written out, for annotations only (it is ACSL, not C): where a handler
- * has written fields of the state, `assert FW_BOUNDS(fw)` restates the bounds as one goal per
- * conjunct under -wp-split (proofs/modules.conf), each quick to prove, where the predicate
- * itself would be one slow goal. */
+ * FW_BOUNDS is fw_bounds written out, its one definition, for annotations only (it is ACSL, not
+ * C). Where a handler has written fields of the state, `assert FW_BOUNDS(fw)` restates the
+ * bounds spelled out, which the provers take apart quickly (under -wp-split, fw-txlocal, as
+ * one goal per conjunct); an assert of the predicate itself was one slow goal. */
 #define FW_BOUNDS(fw)                                                                         \
   (-1 <= (fw)->rx_cur < FW_NRBUF &&                                                          \
    (\forall integer c; 0 <= c <= FW_CH_RDMA ==>                                               \

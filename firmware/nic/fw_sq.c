@@ -8,7 +8,8 @@
  * Delivery VI a descriptor also waits for the peer's acknowledgement of its last message
  * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED.
  *
- * Proved with Frama-C/WP (module fw-sq): fw_sq_doorbell and fw_sq_pump meet the handler
+ * Annotated for Frama-C/WP, not yet proved (no fw-sq line in proofs/modules.conf: two of
+ * sq_emit's postconditions do not prove): fw_sq_doorbell and fw_sq_pump meet the handler
  * contracts of fw_sq.h with no run-time error; sq_fetch takes a slot only when no descriptor of
  * [sq_done, sq_cons) holds it, and sq_retire moves sq_done forward, never past sq_cons.
  * Freestanding. */
