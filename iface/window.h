@@ -34,6 +34,34 @@
 #define HW_CPU_LANAI  1u    /* the LANai image on the instruction-set simulator (hw/lanai) */
 #define HW_CPU_NCLASS 8u    /* event classes the ISS charges instructions and cycles to */
 
+/* cpu.class_insns/class_cycles: the event classes a processor's work is charged to, in the
+ * firmware's order (fw_board.h's FWB_CLASS_*, checked where both meet: board_emu.c), and the
+ * names nicstat and the benchmarks print. */
+#define HW_CPU_CLASSES(X)                                                                     \
+  X(IDLE, "idle")                                                                             \
+  X(DOORBELL, "doorbell")                                                                     \
+  X(HDMA, "host DMA done")                                                                    \
+  X(RECV, "receive")                                                                          \
+  X(SEND, "send done")                                                                        \
+  X(TIMER, "timer")                                                                           \
+  X(VM, "VM activation")                                                                      \
+  X(OTHER, "other")
+enum hw_cpu_class {
+#define HW_CPU_CLASS_ID(id, name) HW_CPU_CLASS_##id,
+  HW_CPU_CLASSES(HW_CPU_CLASS_ID)
+#undef HW_CPU_CLASS_ID
+  HW_CPU_CLASS_N
+};
+_Static_assert(HW_CPU_CLASS_N == HW_CPU_NCLASS, "one name per event class");
+static inline const char *hw_cpu_class_name(unsigned k) {
+  static const char *const names[] = {
+#define HW_CPU_CLASS_NAME(id, name) name,
+      HW_CPU_CLASSES(HW_CPU_CLASS_NAME)
+#undef HW_CPU_CLASS_NAME
+  };
+  return k < HW_CPU_CLASS_N ? names[k] : "?";
+}
+
 /* Counters the NIC keeps in the register page for host tools. */
 enum hw_ctr {
   HW_CTR_DOORBELLS, HW_CTR_HOST_SIGNALS, HW_CTR_TIMER_FIRES,

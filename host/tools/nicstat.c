@@ -24,9 +24,6 @@ static const char *const hw_names[HW_CTR_N] = {
   "recv_frames", "recv_bytes", "recv_msgs", "recv_truncated",
 };
 
-static const char *const class_names[HW_CPU_NCLASS] = {
-  "idle", "doorbell", "host DMA done", "receive", "send done", "timer", "VM activation", "other",
-};
 
 static void show_cpu(const struct hw_cpu *c, bool faulted) {
   printf("  processor: LANai (instruction-set simulator), pc 0x%08x, %" PRIu64 " instructions, %"
@@ -37,7 +34,7 @@ static void show_cpu(const struct hw_cpu *c, bool faulted) {
   printf("    %-14s %14s %14s\n", "event class", "instructions", "cycles");
   for (unsigned k = 0; k < HW_CPU_NCLASS; k++)
     if (c->class_insns[k])
-      printf("    %-14s %14" PRIu64 " %14" PRIu64 "\n", class_names[k], c->class_insns[k],
+      printf("    %-14s %14" PRIu64 " %14" PRIu64 "\n", hw_cpu_class_name(k), c->class_insns[k],
              c->class_cycles[k]);
 }
 
