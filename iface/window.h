@@ -34,6 +34,9 @@
 #define HW_CPU_LANAI  1u    /* the LANai image on the instruction-set simulator (hw/lanai) */
 #define HW_CPU_NCLASS 8u    /* event classes the ISS charges instructions and cycles to */
 
+/* The name column of an X-macro table of (id, name) pairs. */
+#define HW_NAME_OF(id, name) name,
+
 /* cpu.class_insns/class_cycles: the event classes a processor's work is charged to, in the
  * firmware's order (fw_board.h's FWB_CLASS_*, checked where both meet: board_emu.c), and the
  * names nicstat and the benchmarks print. */
@@ -46,19 +49,11 @@
   X(TIMER, "timer")                                                                           \
   X(VM, "VM activation")                                                                      \
   X(OTHER, "other")
-enum hw_cpu_class {
 #define HW_CPU_CLASS_ID(id, name) HW_CPU_CLASS_##id,
-  HW_CPU_CLASSES(HW_CPU_CLASS_ID)
-#undef HW_CPU_CLASS_ID
-  HW_CPU_CLASS_N
-};
+enum hw_cpu_class { HW_CPU_CLASSES(HW_CPU_CLASS_ID) HW_CPU_CLASS_N };
 _Static_assert(HW_CPU_CLASS_N == HW_CPU_NCLASS, "one name per event class");
 static inline const char *hw_cpu_class_name(unsigned k) {
-  static const char *const names[] = {
-#define HW_CPU_CLASS_NAME(id, name) name,
-      HW_CPU_CLASSES(HW_CPU_CLASS_NAME)
-#undef HW_CPU_CLASS_NAME
-  };
+  static const char *const names[] = {HW_CPU_CLASSES(HW_NAME_OF)};
   return k < HW_CPU_CLASS_N ? names[k] : "?";
 }
 
@@ -80,18 +75,10 @@ enum hw_ctr {
   X(BUS, "bus error")                                                                         \
   X(RUNAWAY, "runaway firmware")                                                              \
   X(HALTED, "halted")
-enum hw_cpu_fault {
 #define HW_CPU_FAULT_ID(id, name) HW_CPU_FAULT_##id,
-  HW_CPU_FAULTS(HW_CPU_FAULT_ID)
-#undef HW_CPU_FAULT_ID
-  HW_CPU_FAULT_N
-};
+enum hw_cpu_fault { HW_CPU_FAULTS(HW_CPU_FAULT_ID) HW_CPU_FAULT_N };
 static inline const char *hw_cpu_fault_name(uint32_t fault) {
-  static const char *const names[] = {
-#define HW_CPU_FAULT_NAME(id, name) name,
-      HW_CPU_FAULTS(HW_CPU_FAULT_NAME)
-#undef HW_CPU_FAULT_NAME
-  };
+  static const char *const names[] = {HW_CPU_FAULTS(HW_NAME_OF)};
   return fault < HW_CPU_FAULT_N ? names[fault] : "unknown fault";
 }
 
