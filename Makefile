@@ -21,9 +21,18 @@ CLEAN_DIRS  := $(B) gen/out models/out
 .PHONY: all test verify proofs proofs-fresh bench firmware-lanai fuzz clean deps-check demo
 all:
 
-# Shallower fragments first, so a part can use what its parent directory defines.
-include $(sort $(wildcard */module.mk)) $(sort $(wildcard */*/module.mk)) \
-        $(sort $(wildcard */*/*/module.mk))
+# The parts' fragments in the order they build on each other: a fragment may use in its rules
+# the variables of those before it (prerequisite lists are expanded as they are read). The
+# compilers and the emulated hardware first, the shared contracts (iface/, which adds to libhw),
+# the host tools that build the firmware (tools/), the firmware, nicd, the host libraries, then
+# the tests, which use them all. A fragment not listed here is read after the listed parts.
+PARTS := esm esm/machines hw iface hw/lanai tools/lanai-ld firmware/vm tools/pdlc firmware/lanai \
+         firmware/nic nicd host/libnic host/panic host/sovia host/tools host/vipl proofs bench
+PART_MKS := $(PARTS:%=%/module.mk)
+TEST_MKS := $(sort $(wildcard tests/*/module.mk)) $(sort $(wildcard tests/*/*/module.mk))
+include $(PART_MKS) \
+        $(filter-out $(PART_MKS) $(TEST_MKS),$(sort $(wildcard */module.mk */*/module.mk))) \
+        $(TEST_MKS)
 
 all: deps-check $(BINS)
 

@@ -1,7 +1,7 @@
 # bench/: the SOVIA paper's microbenchmarks (`make bench-sovia`: bench_sovia, then the file
 # transfers of bench_xfer.sh; results and plots in build/bench/). Not part of `make test`,
 # except a smoke run with tiny counts of a sanitized build (bench/smoke.sh), so that the
-# benchmark code cannot rot. Library paths are literal: host/ fragments are read after this.
+# benchmark code cannot rot.
 BENCH_D        := $(B)/bench
 BENCH_SRCS     := $(sort $(wildcard bench/*.c))
 BENCH_BIN      := $(BENCH_D)/bench_sovia
@@ -10,16 +10,16 @@ BENCH_BIN_SAN  := $(B)/san/bench/bench_sovia
 BENCH_STATS_OBJ := $(B)/obj/bench/stats.o
 $(B)/obj/bench/%.o $(B)/san/bench/%.o: INCLUDES += -Ihost/sovia -Ihost/vipl
 
-$(BENCH_BIN): $(BENCH_SRCS:%.c=$(B)/obj/%.o) $(B)/lib/libsovia.a $(B)/lib/libvipl.a
+$(BENCH_BIN): $(BENCH_SRCS:%.c=$(B)/obj/%.o) $(SOVIA_LIB) $(VIPL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -lpthread -lrt -o $@
 
-$(BENCH_BIN_SAN): $(BENCH_SRCS:%.c=$(B)/san/%.o) $(B)/san/lib/libsovia.a $(B)/san/lib/libvipl.a
+$(BENCH_BIN_SAN): $(BENCH_SRCS:%.c=$(B)/san/%.o) $(SOVIA_LIB_SAN) $(VIPL_LIB_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -lpthread -lrt -o $@
 
 .PHONY: bench-sovia
-bench-sovia: $(BENCH_BIN) $(B)/bin/nicd $(B)/lib/libsovia_preload.so
+bench-sovia: $(BENCH_BIN) $(NICD) $(SOVIA_PRELOAD)
 	$(BENCH_BIN) --out $(BENCH_D)
 	bench/bench_xfer.sh
 
@@ -28,6 +28,6 @@ TESTS     += bench/smoke.sh
 
 # Unmodified programs over the SOVIA shim beside kernel TCP (bench/bench_apps.sh).
 .PHONY: bench-apps
-bench-apps: $(B)/bin/nicd $(B)/lib/libsovia_preload.so
+bench-apps: $(NICD) $(SOVIA_PRELOAD)
 	bench/bench_apps.sh
 TESTS += bench/bench_apps_smoke.sh

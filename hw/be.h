@@ -1,4 +1,5 @@
-/* Big-endian (network order) loads and stores for the link and wire encoders. */
+/* Big-endian (network order) loads and stores: link frames and the LANai simulator (the
+ * firmware's wire codec, freestanding and proved, has its own in fw_wire.c). */
 #ifndef HW_BE_H
 #define HW_BE_H
 

@@ -20,7 +20,7 @@ static void unmap(struct seg_map *s) {
 static bool map_segment(struct seg_map *s, const char *name, uint32_t gen) {
   if (s->map && s->gen == gen) return true;
   unmap(s);
-  if (strncmp(name, HW_SEG_PREFIX, strlen(HW_SEG_PREFIX)) != 0) return false;
+  if (strncmp(name, HOSTMEM_PREFIX, strlen(HOSTMEM_PREFIX)) != 0) return false;
   int fd = shm_open(name, O_RDWR, 0);
   if (fd < 0) return false;
   struct stat st;
@@ -39,7 +39,7 @@ static bool map_segment(struct seg_map *s, const char *name, uint32_t gen) {
 struct region_copy {
   uint32_t gen, ptag, access;
   uint64_t base, len, seg_off;
-  char name[HW_SEG_NAME_LEN];
+  char name[HOSTMEM_NAME_LEN];
 };
 
 /* The region that allows [host, host + len) with this tag and access (its id, and a copy in

@@ -56,7 +56,7 @@ struct nic *nic_create(const struct nic_config *c, int *err) {
 void nic_destroy(struct nic *nic) {
   if (!nic) return;
   nic_iommu_release(nic);
-  hwin_close(&nic->win);
+  hwin_destroy(&nic->win);
   free(nic->send.buf);
   free(nic);
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "fabric.h"
-#include "window.h"
+#include "window_nic.h"
 
 struct nic;
 

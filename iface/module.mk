@@ -1,9 +1,10 @@
-# iface/module.mk: the contracts every party shares (iface/README.md): the wait/wake protocol
-# over a NIC window, naming (run directory, hosts file). Read before the host/ and firmware/ fragments and after hw/'s, so it
-# adds its objects to libhw (the NIC side) and names them for the host libraries.
-INCLUDES          += -iquote iface
-IFACE_HOST_SRCS   := iface/wait.c iface/naming.c
-$(B)/obj/iface/%.o $(B)/san/iface/%.o $(B)/pic/iface/%.o: INCLUDES += -Ihw
+# iface/module.mk: the contracts host, firmware and emulated hardware share (iface/README.md):
+# the host-firmware interface (hostif.h, ring.h), the NIC window and the host memory behind it
+# (window, hostmem, futex), the wait/wake protocol over a window, naming (run directory, hosts
+# file). Every part includes these headers as "name.h" (-iquote iface). The objects go into
+# libhw (the NIC's side links them) and, through IFACE_SRCS, into the host libraries.
+INCLUDES    += -iquote iface
+IFACE_SRCS  := $(sort $(wildcard iface/*.c))
 
-$(HW_LIB): $(IFACE_HOST_SRCS:%.c=$(B)/obj/%.o)
-$(HW_LIB_SAN): $(IFACE_HOST_SRCS:%.c=$(B)/san/%.o)
+$(HW_LIB): $(IFACE_SRCS:%.c=$(B)/obj/%.o)
+$(HW_LIB_SAN): $(IFACE_SRCS:%.c=$(B)/san/%.o)

@@ -39,12 +39,12 @@ uint64_t wait_spin_env(const char *var, uint64_t dflt_ns) {
 
 void wait_wake_nic(struct hw_regs *r) {
   atomic_fetch_add(&r->nic_seq, 1);
-  if (atomic_load(&r->nic_sleeping)) hw_futex_wake(&r->nic_seq);
+  if (atomic_load(&r->nic_sleeping)) futex_wake(&r->nic_seq);
 }
 
 void wait_wake_hosts(struct hw_regs *r) {
   atomic_fetch_add(&r->host_seq, 1);
-  if (atomic_load(&r->host_waiters)) hw_futex_wake(&r->host_seq);
+  if (atomic_load(&r->host_waiters)) futex_wake(&r->host_seq);
 }
 
 bool wait_nic_gone(struct hw_regs *r) {
@@ -68,7 +68,7 @@ static uint32_t spin_take(struct hw_regs *r, uint32_t mask, uint64_t start, uint
     if (bits) return bits;
     if (i % WAIT_CLOCK_EVERY == 0 &&
         (atomic_load_explicit(&r->state, memory_order_relaxed) != HW_NIC_RUNNING ||
-         hw_mono_ns() - start >= spin_ns))
+         futex_now_ns() - start >= spin_ns))
       return 0;
     wait_relax();
   }
@@ -78,20 +78,20 @@ static uint32_t spin_take(struct hw_regs *r, uint32_t mask, uint64_t start, uint
 int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
                 bool (*gone)(void *ctx), void *ctx, uint32_t *got) {
   uint32_t bits = take(r, mask);
-  uint64_t start = hw_mono_ns();
+  uint64_t start = futex_now_ns();
   if (timeout_ns >= 0 && (uint64_t)timeout_ns < spin_ns) spin_ns = (uint64_t)timeout_ns;
   if (!bits) bits = spin_take(r, mask, start, spin_ns);
   while (!bits) {
     uint32_t seq = atomic_load(&r->host_seq);
     if ((bits = take(r, mask))) break;
     if (gone ? gone(ctx) : wait_nic_gone(r)) return -EPIPE; /* the probe: only before a sleep */
-    uint64_t waited = hw_mono_ns() - start;
+    uint64_t waited = futex_now_ns() - start;
     if (timeout_ns >= 0 && waited >= (uint64_t)timeout_ns) return -ETIMEDOUT;
     int64_t slice = WAIT_SLICE_NS;
     if (timeout_ns >= 0 && (uint64_t)timeout_ns - waited < (uint64_t)slice)
       slice = (int64_t)((uint64_t)timeout_ns - waited);
     atomic_fetch_add(&r->host_waiters, 1);
-    if (!(atomic_load(&r->host_irq) & mask)) hw_futex_wait(&r->host_seq, seq, slice);
+    if (!(atomic_load(&r->host_irq) & mask)) futex_wait(&r->host_seq, seq, slice);
     atomic_fetch_sub(&r->host_waiters, 1);
   }
   if (got) *got = bits;
@@ -112,7 +112,7 @@ bool wait_doorbell_spin(const struct wait_set *s, uint64_t due, uint64_t until) 
   for (unsigned i = 1;; i++) {
     if (wait_doorbell_pending(s) || stopped(s)) return true;
     if (i % WAIT_CLOCK_EVERY == 0) {
-      uint64_t now = hw_mono_ns();
+      uint64_t now = futex_now_ns();
       if (now >= due) return true;
       if (now >= until) return false;
     }
@@ -132,9 +132,9 @@ static void sleep_all(struct futex_waitv *w, unsigned n, uint64_t deadline) {
 
 /* Without futex_waitv: the first window's futex, in slices short enough for the rest. */
 static void sleep_first(struct futex_waitv *w, uint64_t deadline) {
-  uint64_t now = hw_mono_ns();
+  uint64_t now = futex_now_ns();
   int64_t t = deadline > now ? (int64_t)(deadline - now) : 0;
-  hw_futex_wait((_Atomic uint32_t *)(uintptr_t)w[0].uaddr, (uint32_t)w[0].val,
+  futex_wait((_Atomic uint32_t *)(uintptr_t)w[0].uaddr, (uint32_t)w[0].val,
                 t < 1000000 ? t : 1000000);
 }
 
@@ -154,13 +154,13 @@ void wait_doorbell_sleep(const struct wait_set *s, uint64_t deadline) {
 }
 
 int wait_doorbell(const struct wait_set *s, uint64_t spin_ns, int64_t timeout_ns) {
-  uint64_t start = hw_mono_ns();
+  uint64_t start = futex_now_ns();
   uint64_t end = timeout_ns < 0 ? UINT64_MAX : start + (uint64_t)timeout_ns;
   uint64_t spin_end = end - start < spin_ns ? end : start + spin_ns;
   wait_doorbell_spin(s, end, spin_end);
   for (;;) {
     if (wait_doorbell_pending(s)) return 1;
-    if (stopped(s) || hw_mono_ns() >= end) return 0;
+    if (stopped(s) || futex_now_ns() >= end) return 0;
     wait_doorbell_sleep(s, end);
   }
 }

@@ -1,4 +1,4 @@
-/* The wait/wake protocol over a NIC window's register page (hw/window.h, MEMORY-MAP.md), in
+/* The wait/wake protocol over a NIC window's register page (window.h, WINDOW.md), in
  * one place for every party: host processes waiting for signal bits (libnic, libpanic,
  * tests) and the NIC process waiting for doorbells on one or several windows (nicd, tests).
  *
@@ -61,7 +61,7 @@ struct wait_set {
 };
 
 bool wait_doorbell_pending(const struct wait_set *s);
-/* Spins until a doorbell on any window or the stop flag (true), the clock (hw_mono_ns)
+/* Spins until a doorbell on any window or the stop flag (true), the clock (futex_now_ns)
  * reaching `due` (true: an engine event is due) or `until` (false). */
 bool wait_doorbell_spin(const struct wait_set *s, uint64_t due, uint64_t until);
 /* Sleeps on every window's doorbell futex at once (futex_waitv) until a doorbell, the stop

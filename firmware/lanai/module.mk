@@ -1,5 +1,6 @@
-# firmware/lanai/module.mk: the LANai cross-build. A freestanding runtime (rt/), crt0, the
-# image linker lanai-ld (ld/), `make firmware-lanai`, and their tests and fuzz target.
+# firmware/lanai/module.mk: the LANai cross-build. A freestanding runtime (rt/), crt0,
+# `make firmware-lanai` (linked by the host tool lanai-ld, tools/lanai-ld/module.mk), and the
+# runtime's tests.
 #
 # Firmware modules add their sources to LANAI_SRCS (and include flags to LANAI_INCLUDES);
 # every listed .c/.S is compiled for LANai, merged with `ld.lld -r` and linked by lanai-ld
@@ -18,22 +19,6 @@ LANAI_SRCS     += firmware/lanai/crt0.S $(LANAI_RT_SRCS) firmware/lanai/demo_mai
 # SRAM for image + stack, from address 0; the rest of the 2 MiB is left to buffers.
 LANAI_BUDGET   ?= 0x180000
 LANAI_STACK    ?= 0x4000
-
-# --- the image linker ---------------------------------------------------------------------
-LANAI_LD_SRCS  := $(sort $(wildcard firmware/lanai/ld/*.c))
-LANAI_LD_LIB   := $(filter-out firmware/lanai/ld/main.c,$(LANAI_LD_SRCS))
-LANAI_LD       := $(B)/bin/lanai-ld
-LANAI_LD_SAN   := $(B)/san/bin/lanai-ld
-BINS           += $(LANAI_LD)
-TEST_BINS      += $(LANAI_LD_SAN)
-
-$(LANAI_LD): $(LANAI_LD_SRCS:%.c=$(B)/obj/%.o)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^
-
-$(LANAI_LD_SAN): $(LANAI_LD_SRCS:%.c=$(B)/san/%.o)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^
 
 # --- make firmware-lanai ------------------------------------------------------------------
 # Modules included after this one still append to LANAI_SRCS, and prerequisite lists are
@@ -72,26 +57,14 @@ $(LANAI_OUT)/firmware.img: $(LANAI_OUT)/firmware.o $(LANAI_LD)
 
 # --- tests --------------------------------------------------------------------------------
 LANAI_T := $(B)/tests/lanai
-TEST_BINS += $(LANAI_T)/test_rt $(LANAI_T)/test_reloc
-TESTS     += $(LANAI_T)/test_rt $(LANAI_T)/test_reloc \
-             tests/lanai/lanai-image.sh tests/lanai/lanai-ld-errors.sh
+TEST_BINS += $(LANAI_T)/test_rt
+TESTS     += $(LANAI_T)/test_rt tests/lanai/lanai-image.sh
 
 # The runtime is built natively (renamed, see rt.h) and checked against the C operators;
 # keep gcc from turning its loops back into calls to the libc functions under test.
 $(B)/san/firmware/lanai/rt/%.o: CFLAGS += -ffreestanding -fno-tree-loop-distribute-patterns
-$(B)/san/tests/lanai/%.o: INCLUDES += -Ifirmware/lanai/rt -Ifirmware/lanai/ld
+$(B)/san/tests/lanai/test_rt.o: INCLUDES += -Ifirmware/lanai/rt
 
 $(LANAI_T)/test_rt: $(B)/san/tests/lanai/test_rt.o $(LANAI_RT_SRCS:%.c=$(B)/san/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -o $@
-
-$(LANAI_T)/test_reloc: $(B)/san/tests/lanai/test_reloc.o $(B)/san/firmware/lanai/ld/reloc.o
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -lcmocka -o $@
-
-# libFuzzer: arbitrary bytes as an input object through the whole link and the writers.
-LANAI_FUZZ := $(B)/fuzz/fuzz_lanai_ld
-FUZZ_BINS  += $(LANAI_FUZZ)
-$(LANAI_FUZZ): tests/lanai/fuzz_lanai_ld.c $(LANAI_LD_LIB) $(wildcard firmware/lanai/ld/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Ifirmware/lanai/ld -o $@ tests/lanai/fuzz_lanai_ld.c $(LANAI_LD_LIB)

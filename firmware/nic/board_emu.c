@@ -3,7 +3,7 @@
  * so the firmware's verdict matches what the engine would do. Hosted C. */
 #include "board_emu.h"
 
-#include "../../hw/window.h"
+#include "window.h"
 #include "hostif.h"
 
 _Static_assert(HOSTIF_REGION_KEY_SHIFT == HW_ACC_KEY_SHIFT, "registration keys where hw matches them");
@@ -23,6 +23,9 @@ _Static_assert(offsetof(struct fwb_hdma_desc, csum) == offsetof(struct nic_hdma_
 _Static_assert(FWB_SEND_SML == NIC_SEND_SML && FWB_SEND_SMLT == NIC_SEND_SMLT &&
                FWB_RECV_EOM == NIC_RECV_EOM && FWB_RECV_TRUNC == NIC_RECV_TRUNC, "engine flags");
 _Static_assert(FWB_NCLASS == HW_CPU_NCLASS, "event classes");
+#define SAME_CLASS(id, name) _Static_assert((int)FWB_CLASS_##id == (int)HW_CPU_CLASS_##id, #id);
+HW_CPU_CLASSES(SAME_CLASS)
+#undef SAME_CLASS
 _Static_assert(FWB_ACC_READ == HW_ACC_NIC_READ && FWB_ACC_WRITE == HW_ACC_NIC_WRITE, "access");
 
 uint8_t *fwb_sram(struct fw_board *b) { return nic_sram_ptr(b->nic, 0, nic_sram_size(b->nic)); }

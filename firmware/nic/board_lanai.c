@@ -1,6 +1,6 @@
 /* board_lanai.c: the board HAL (fw_board.h) on the Verinic LANai card: SRAM at address 0 and
  * the memory-mapped register page of fw_board_regs.h (emulated around the instruction-set
- * simulator by nicd --lanai, firmware/nicd/iss_board.c). Commands return what the hardware
+ * simulator by nicd --lanai, nicd/iss_board.c). Commands return what the hardware
  * reports in FWB_R_RESULT, so the firmware sees the same results as on the emulated board.
  * Freestanding C11; built into the image by `make firmware-lanai`. */
 #include "fw_board.h"

@@ -6,6 +6,10 @@
  * the peer's reason, those after it DISCONNECTED, and breaks its side. Acknowledgements are
  * owed per VI, the latest replacing an earlier ACK (cumulative), and sent as local messages
  * when the send queue has room. Freestanding. */
+#include "fw_ack.h"
+
+#include "fw_sq.h"
+#include "fw_txlocal.h"
 #include "fw_vi.h"
 
 static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t nack) {
@@ -57,17 +61,9 @@ void fw_ack_pump(struct fw *fw) {
     h.dst_vi = v->ack_vi;
     h.ack = v->ack_seq;
     h.imm = v->nack_status;
-    if (!fw_tx_local(fw, &h, 0)) return; /* the send queue is full: later */
+    if (!fw_txlocal_queue(fw, &h, 0)) return; /* the send queue is full: later */
     v->ack_due = false;
     v->nack_status = 0;
     fw->ack_work &= ~(1u << vi);
   }
-}
-
-void fw_vi_break(struct fw *fw, unsigned vi) {
-  if (fw_rd32(fw, FW_VI_FIELD(vi, state)) != HOSTIF_VI_CONNECTED) return;
-  fw_release();
-  fw_wr32(fw, FW_VI_FIELD(vi, state), HOSTIF_VI_ERROR);
-  fw_count64v(&fw_ctr(fw)->conn_broken);
-  fw_rq_flush(fw, vi);
 }

@@ -41,7 +41,7 @@ struct fw_board;
 #define FWB_HDMA_DONE 1u          /* status of a clean descriptor or chain; others are errors */
 
 /* A host DMA descriptor in SRAM, 32 bytes, 4-byte aligned, fields little-endian (the engine
- * is the PCI side's; the firmware writes it through fw_hdma_desc_out, fw_sram.h). */
+ * is the PCI side's; the firmware writes it through fw_sram_hdma_desc_out, fw_sram.h). */
 struct fwb_hdma_desc {
   uint32_t next;
   uint16_t flags;

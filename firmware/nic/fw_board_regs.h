@@ -1,6 +1,6 @@
 /* fw_board_regs.h: the register page of the Verinic LANai card, the one contract between the
  * firmware's board HAL on the card (board_lanai.c) and the card's hardware, which nicd
- * emulates around the instruction-set simulator (firmware/nicd/iss_board.c). 32-bit
+ * emulates around the instruction-set simulator (nicd/iss_board.c). 32-bit
  * registers at FWB_REG_BASE + offset (the top 512 bytes of the address space); a register not
  * listed here, or a sub-word access, is a bus error. The engines run while the processor does:
  * status that spans several registers is latched by reading the first one. No databook gives

@@ -3,10 +3,10 @@
  * the VI's protection tag with the right access. A descriptor that fails completes with
  * HOSTIF_ST_FORMAT or HOSTIF_ST_PROTECTION and no byte of host memory is read or written.
  * Also the mapping of a byte range of a descriptor's data onto its segments. Freestanding. */
-#include "fw.h"
+#include "fw_check.h"
 
 /* ACSL (proofs/modules.conf, module fw-check): fw_check_desc accepts only descriptors that
- * satisfy fw_desc_ok (fw.h: no length sum or address range overflows), and fw_desc_pieces,
+ * satisfy fw_desc_ok (fw_check.h: no length sum or address range overflows), and fw_check_pieces,
  * given one, writes only out[0 .. max - 1] and computes no overflowing offset or address. */
 
 /*@ requires \valid_read(fw) && \valid_read(d);
@@ -53,7 +53,7 @@ uint32_t fw_check_desc(struct fw *fw, const struct hostif_desc *d, uint32_t vi_p
     requires \valid(out + (0 .. max - 1)) && \separated(d, out + (0 .. max - 1));
     assigns out[0 .. max - 1];
     ensures \result <= max; */
-unsigned fw_desc_pieces(const struct hostif_desc *d, uint32_t off, uint32_t len,
+unsigned fw_check_pieces(const struct hostif_desc *d, uint32_t off, uint32_t len,
                         struct fw_piece *out, unsigned max) {
   unsigned n = 0;
   uint32_t pos = 0;

@@ -21,8 +21,12 @@
  * handler and the whole loop, every index is in bounds, every bit read is cleared, and every
  * class has a handler (the class table below; its coverage of the ISR is checked at compile
  * time). Freestanding. */
-#include "fw.h"
-#include "fw_le.h"
+#include "fw_dispatch.h"
+
+#include "fw_hal_hdma.h"
+#include "fw_hal_rx.h"
+#include "fw_sq.h"
+#include "fw_vm_ctl.h"
 
 enum fw_isr_class {
   FW_ISR_C_SEND,
@@ -96,7 +100,7 @@ static void ring_doorbells(struct fw *fw, uint32_t db) {
   for (unsigned i = 0; i < 32; i++) {
     if (!((db >> i) & 1u)) continue;
     if (i < HOSTIF_NVI) fw_sq_doorbell(fw, i);
-    else if (i == HOSTIF_DOORBELL_PANIC) fw_vm_doorbell(fw);
+    else if (i == HOSTIF_DOORBELL_PANIC) fw_vm_ctl_doorbell(fw);
     else if (fw->bad_doorbells < UINT32_MAX) /* saturating, on the field itself: WP sees */
       fw->bad_doorbells++;                    /* at once that nothing else changes */
   }
@@ -113,19 +117,19 @@ static void run_class(struct fw *fw, unsigned c) {
     break;
   case FW_ISR_C_SDMA:
     fwb_class(fw->board, FWB_CLASS_HDMA);
-    fw_hdma_wake(fw, FW_CH_SDMA);
+    fw_hal_hdma_wake(fw, FW_CH_SDMA);
     break;
   case FW_ISR_C_RDMA:
     fwb_class(fw->board, FWB_CLASS_HDMA);
-    fw_hdma_wake(fw, FW_CH_RDMA);
+    fw_hal_hdma_wake(fw, FW_CH_RDMA);
     break;
   case FW_ISR_C_RX:
     fwb_class(fw->board, FWB_CLASS_RECV);
-    fw_rx_progress(fw);
+    fw_hal_rx_progress(fw);
     break;
   case FW_ISR_C_RX_TIMER:
     fwb_class(fw->board, FWB_CLASS_TIMER);
-    fw_rx_tick(fw);
+    fw_hal_rx_tick(fw);
     break;
   case FW_ISR_C_DOORBELL:
     fwb_class(fw->board, FWB_CLASS_DOORBELL);
@@ -133,7 +137,7 @@ static void run_class(struct fw *fw, unsigned c) {
     break;
   case FW_ISR_C_VM_TIMER:
     fwb_class(fw->board, FWB_CLASS_TIMER);
-    fw_vm_tick(fw);
+    fw_vm_ctl_tick(fw);
     break;
   default: /*@ assert \false; */ break; /* every class has its case */
   }
@@ -184,15 +188,12 @@ static void publish_counters(struct fw *fw) {
     ensures fw_ok(fw); */
 static bool run_machines(struct fw *fw) {
   bool r = datapath_run(&fw->dp, 0xffffffffu) != 0;
-  /* fw_bounds piece by piece: the frame of each is quick to prove, of all at once slow */
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  /* fw_bounds spelled out (FW_BOUNDS, fw.h): quick to prove, where fw_bounds itself is slow */
+  //@ assert FW_BOUNDS(fw);
   return r;
 }
 
-bool fw_poll(struct fw *fw) {
+bool fw_dispatch_poll(struct fw *fw) {
   bool did = false;
   /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
       loop assigns did, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1],
@@ -207,7 +208,7 @@ bool fw_poll(struct fw *fw) {
     uint32_t queued = fw->tx_head;
     /* The VM's forwarded commands first: a host streaming on a VI keeps its send queue full,
      * and would otherwise take every free entry of the send pipeline before them. */
-    fw_vm_pump(fw);
+    fw_vm_ctl_pump(fw);
     fw_sq_pump(fw);
     if (fw->tx_head != queued) any = true;
     if (run_machines(fw)) any = true;

@@ -5,13 +5,12 @@
  * engine computed while copying is folded into the message's checksum, a send message's
  * trailer is written once its payload is all in SRAM, and the machine's `done` event is
  * raised. A range with no host bytes completes at once. Also fine_mode and fault. */
-#include "datapath_hal.h"
-#include "fw_sram.h"
+#include "fw_hal_hdma.h"
 
-uint16_t fw_sum_at(uint16_t total, uint16_t piece, uint32_t offset) {
-  if (offset % 2u) piece = (uint16_t)(piece % 256u * 256u + piece / 256u); /* byte swap */
-  return fw_csum_add(total, piece);
-}
+#include "datapath_hal.h"
+#include "fw_hal_tx.h"
+#include "fw_rq.h"
+#include "fw_sram.h"
 
 /* Slices payload bytes [off, off + len) out of a list of host pieces covering the payload. */
 static unsigned slice(const struct fw_piece *in, unsigned nin, uint32_t off, uint32_t len,
@@ -48,7 +47,7 @@ static void finish_send(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bo
   //@ assert fw->sbuf_txe[buf] < FW_TXQ;
   struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
   if (!ok) e->status = HOSTIF_ST_PROTECTION;
-  else if (p1 > p0) e->sum = fw_sum_at(e->sum, sum, p0);
+  else if (p1 > p0) e->sum = fw_wire_csum_at(e->sum, sum, p0);
   if (!e->trailer_done && p1 == e->hdr.len && e->hdr.len <= FW_MAX_PAYLOAD) {
     /* A message whose payload could not be fetched leaves with a trailer that can never
      * check: the receiver drops it. */
@@ -64,10 +63,7 @@ static void finish_send(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bo
     e->trailer_done = true;
   }
   //@ assert datapath_inv(&fw->dp);
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
 }
 
 /* RDMA's step: the payload sum so far, or the DMA error. */
@@ -78,7 +74,7 @@ static void finish_recv(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bo
                         uint16_t sum) {
   struct fw_rxi *ri = &fw->rxi[buf];
   if (!ok) ri->dma_err = true;
-  else if (p1 > p0) ri->sum = fw_sum_at(ri->sum, sum, p0);
+  else if (p1 > p0) ri->sum = fw_wire_csum_at(ri->sum, sum, p0);
 }
 
 /* The SDMA or RDMA step that the channel's DMA (or an empty range) completes; the channel
@@ -95,10 +91,7 @@ static void finish(struct fw *fw, unsigned ch, uint8_t buf, uint32_t p0, uint32_
   else finish_recv(fw, buf, p0, p1, ok, sum);
   fw->hreq[ch].busy = false;
   //@ assert datapath_inv(&fw->dp);
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
 }
 
 void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_t off,
@@ -109,7 +102,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   unsigned nsrc;
   uint32_t plen, base;
   if (!to_host) {
-    if (off == 0) fw_tx_bind(fw, buf); /* SDMA's first DMA of a message into this buffer */
+    if (off == 0) fw_hal_tx_bind(fw, buf); /* SDMA's first DMA of a message into this buffer */
     const struct fw_txe *e = &fw->txq[fw->sbuf_txe[buf]];
     src = e->piece;
     nsrc = e->npiece;
@@ -117,7 +110,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
     base = FW_SBUF_ADDR(buf);
   } else {
     struct fw_rxi *ri = &fw->rxi[buf];
-    if (ri->verdict == FW_RX_UNKNOWN) fw_rx_classify(fw, buf);
+    if (ri->verdict == FW_RX_UNKNOWN) fw_rq_classify(fw, buf);
     src = ri->piece;
     nsrc = ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA ? ri->npiece : 0;
     plen = nsrc ? ri->hdr.len : 0;
@@ -146,7 +139,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
     d.host_lo = (uint32_t)pc[i].addr;
     d.ptag = pc[i].ptag;
     d.status = 0;
-    fw_hdma_desc_out(fw, chain + FWB_HDMA_DESC_SIZE * i, &d);
+    fw_sram_hdma_desc_out(fw, chain + FWB_HDMA_DESC_SIZE * i, &d);
     at += pc[i].len;
   }
   fw->hreq[ch].busy = true;
@@ -161,7 +154,7 @@ void datapath_hal_hdma_start(datapath_t *sys, bool to_host, uint8_t buf, uint16_
   }
 }
 
-void fw_hdma_wake(struct fw *fw, unsigned ch) {
+void fw_hal_hdma_wake(struct fw *fw, unsigned ch) {
   if (!fw->hreq[ch].busy) return;
   struct fwb_hdma_status st;
   fwb_hdma_status(fw->board, ch, &st);

@@ -1,12 +1,14 @@
 /* fw_hal_rx.c: the receive side of the data path's HAL. recv_arm gives the receive engine the
- * buffer RECV chose; the engine's HEAD/RECV/BUFF events become fw_rx_progress, which snapshots
+ * buffer RECV chose; the engine's HEAD/RECV/BUFF events become fw_hal_rx_progress, which snapshots
  * how much of the message is in SRAM (and whether it ended) for rx_bytes and rx_eom, parses
  * the header once it is there, and wakes RECV (recv_frag, coalescing like an ISR bit). Until
  * the 56-byte header has arrived rx_bytes reports nothing, so RDMA never starts before the
  * firmware knows where the data goes. A message that stops arriving is aborted after
  * FW_RX_STALL_NS (timer 0). rx_complete hands the finished buffer to fw_rq.c. */
+#include "fw_hal_rx.h"
+
 #include "datapath_hal.h"
-#include "fw_sram.h"
+#include "fw_rq.h"
 
 void datapath_hal_recv_arm(datapath_t *sys, uint8_t buf) {
   struct fw *fw = fw_of(sys);
@@ -55,20 +57,17 @@ static bool rx_note(struct fw *fw, const struct fwb_recv_status *st, bool arm) {
   //@ assert datapath_inv(&fw->dp);
   if (arm) ri->last_len = st->len;
   //@ assert datapath_inv(&fw->dp);
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
   return changed;
 }
 
-void fw_rx_progress(struct fw *fw) {
+void fw_hal_rx_progress(struct fw *fw) {
   if (fw->rx_cur < 0) return;
   if (fw->rxi[fw->rx_cur].eom) return;
   struct fwb_recv_status st;
   fwb_recv_status(fw->board, &st);
   if (st.state == FWB_RECV_IDLE) return;
-  /* Fragments are arriving: the stall timer watches them (fw_rx_tick). */
+  /* Fragments are arriving: the stall timer watches them (fw_hal_rx_tick). */
   bool arm = st.state != FWB_RECV_DONE && st.frags && !fw->rx_timer;
   bool changed = rx_note(fw, &st, arm);
   if (arm) {
@@ -80,7 +79,7 @@ void fw_rx_progress(struct fw *fw) {
 }
 
 /* Timer 0: a message in progress that has not grown since the last tick is given up. */
-void fw_rx_tick(struct fw *fw) {
+void fw_hal_rx_tick(struct fw *fw) {
   fw->rx_timer = false;
   //@ assert fw_ok(fw);
   if (fw->rx_cur < 0) return;
@@ -96,7 +95,7 @@ void fw_rx_tick(struct fw *fw) {
     return;
   }
   fwb_recv_abort(fw->board);
-  fw_rx_progress(fw);
+  fw_hal_rx_progress(fw);
 }
 
 int32_t datapath_hal_rx_bytes(datapath_t *sys) {
@@ -114,6 +113,6 @@ bool datapath_hal_rx_eom(datapath_t *sys) {
 void datapath_hal_rx_complete(datapath_t *sys, uint8_t buf, uint16_t len) {
   (void)len;
   struct fw *fw = fw_of(sys);
-  fw_rx_finish(fw, buf);
+  fw_rq_finish(fw, buf);
   if (!datapath_raise(sys, datapath_EV_rx_completed)) fw_fault(fw, HOSTIF_FAULT_RAISE_RX_COMPLETED);
 }

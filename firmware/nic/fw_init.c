@@ -2,7 +2,10 @@
  * interface (hostif.h) and the packet buffers, clears the VI table and counters, initialises
  * the data path machines, unmasks the events the dispatcher handles, and publishes the
  * control block (magic last: hosts wait for it). Freestanding. */
+#include "fw_init.h"
+
 #include "fw_sram.h"
+#include "fw_vm_prog.h"
 
 int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg) {
   uint8_t *z = (uint8_t *)fw;
@@ -17,13 +20,13 @@ int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg) 
   datapath_init(&fw->dp);
   fw->dp.user = fw;
   fwb_imr_set(board, FW_ISR_UNMASKED);
-  fw_vm_init(fw); /* the PANIC VM, if the SRAM has room for its program memory */
+  fw_vm_prog_init(fw); /* the PANIC VM, if the SRAM has room for its program memory */
   uint32_t ctrl = HOSTIF_BASE;
-  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, version), HOSTIF_VERSION);
-  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, nvi), HOSTIF_NVI);
-  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, vi_off), HOSTIF_VI_ADDR(0));
-  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, counters_off), HOSTIF_COUNTERS_ADDR);
-  fw_release();
-  fw_wr32(fw, ctrl + offsetof(struct hostif_ctrl, magic), HOSTIF_MAGIC);
+  fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, version), HOSTIF_VERSION);
+  fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, nvi), HOSTIF_NVI);
+  fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, vi_off), HOSTIF_VI_ADDR(0));
+  fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, counters_off), HOSTIF_COUNTERS_ADDR);
+  fw_sram_release();
+  fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, magic), HOSTIF_MAGIC);
   return 0;
 }

@@ -23,25 +23,13 @@
 #define FW_LE64(x) (x)
 #endif
 
-/* Statistics counters in SRAM (struct hostif_counters): little-endian, saturating
- * (fw_count64v in fw.h increments). */
-/*@ requires \valid(c);
-    assigns *c; */
-static inline void fw_ctr_set(volatile uint64_t *c, uint64_t v) { *c = FW_LE64(v); }
-/*@ requires \valid(c);
-    assigns *c; */
-static inline void fw_ctr_add(volatile uint64_t *c, uint64_t n) {
-  uint64_t v = FW_LE64(*c);
-  *c = FW_LE64(v > UINT64_MAX - n ? UINT64_MAX : v + n);
-}
-
 #ifdef __lanai__
 #define FW_SWAP16(f) ((f) = FW_LE16(f))
 #define FW_SWAP32(f) ((f) = FW_LE32(f))
 #define FW_SWAP64(f) ((f) = FW_LE64(f))
 
 /* The host's part of a ring slot (before status); the NIC writes its part field by field
- * (fw_complete_slot). */
+ * (fw_sram_complete). */
 static inline void fw_le_desc(struct hostif_desc *d) {
   FW_SWAP16(d->op), FW_SWAP16(d->flags), FW_SWAP16(d->nseg), FW_SWAP16(d->reserved);
   FW_SWAP32(d->length), FW_SWAP32(d->imm), FW_SWAP64(d->rdma_addr);

@@ -22,7 +22,12 @@
  * On a Reliable Delivery VI a delivered transfer is acknowledged and a refused one (no
  * descriptor, too short, protection, a damaged message) is NACKed with the reason, which
  * breaks the connection (fw_ack.c). Freestanding. */
+#include "fw_rq.h"
+
+#include "fw_ack.h"
+#include "fw_check.h"
 #include "fw_vi.h"
+#include "fw_vm_wire.h"
 
 static void count_drop(struct fw *fw, unsigned reason) {
   volatile struct hostif_counters *c = fw_ctr(fw);
@@ -40,21 +45,21 @@ static void count_drop(struct fw *fw, unsigned reason) {
 static void rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint32_t imm,
                         uint16_t flags) {
   struct fw_vi *v = &fw->vi[vi];
-  fw_complete_slot(fw, FW_SLOT_ADDR(vi, rq, v->rq_done), st, len, imm, flags);
+  fw_sram_complete(fw, FW_SLOT_ADDR(vi, rq, v->rq_done), st, len, imm, flags);
   v->rq_done = ring_next(v->rq_done);
-  fw_release();
-  fw_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done);
-  fw_wr32(fw, FW_RING_DONE(vi, rq), v->rq_done);
+  fw_sram_release();
+  fw_sram_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done);
+  fw_sram_wr32(fw, FW_RING_DONE(vi, rq), v->rq_done);
   fwb_signal_host(fw->board, HOSTIF_SIG_VI(vi));
 }
 
 /* Snapshot of the VI's next receive descriptor; false if none is posted. */
 static bool rq_peek(struct fw *fw, unsigned vi, struct hostif_desc *d) {
   struct fw_vi *v = &fw->vi[vi];
-  uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, rq));
-  fw_acquire();
+  uint32_t prod = fw_sram_rd32(fw, FW_RING_PROD(vi, rq));
+  fw_sram_acquire();
   if (!ring_nonempty(prod, v->rq_done)) return false;
-  fw_desc_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done));
+  fw_sram_desc_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done));
   return true;
 }
 
@@ -82,12 +87,12 @@ static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
     v->rx_active = true;
     v->rx_next_off = 0;
     v->rx_msg_len = h->msg_len;
-    fw_wr32(fw, FW_RING_CONS(vi, rq), ring_next(v->rq_done));
+    fw_sram_wr32(fw, FW_RING_CONS(vi, rq), ring_next(v->rq_done));
   } else if (!v->rx_active || h->msg_off != v->rx_next_off || h->msg_len != v->rx_msg_len) {
     ri->drop_reason = FW_DROP_MALFORMED;
     return;
   }
-  ri->npiece = (uint8_t)fw_desc_pieces(&v->rdesc, h->msg_off, h->len, ri->piece, HOSTIF_MAXSEG);
+  ri->npiece = (uint8_t)fw_check_pieces(&v->rdesc, h->msg_off, h->len, ri->piece, HOSTIF_MAXSEG);
   ri->verdict = FW_RX_DATA;
 }
 
@@ -98,7 +103,7 @@ static void classify_rdma(struct fw *fw, struct fw_rxi *ri, const struct fw_vi_v
   if (at < h->rdma_addr || at + h->len < at) return;
   uint32_t tag = h->rdma_handle & HOSTIF_PTAG_MASK, key = h->rdma_handle >> 24;
   if (tag != w->ptag) return;
-  if (!(fw_rd32(fw, FW_VI_FIELD(h->dst_vi, flags)) & HOSTIF_VI_F_RDMA_WRITE)) return;
+  if (!(fw_sram_rd32(fw, FW_VI_FIELD(h->dst_vi, flags)) & HOSTIF_VI_F_RDMA_WRITE)) return;
   uint32_t acc = FWB_ACC_WRITE | HOSTIF_REGION_RDMA_WRITE | key << HOSTIF_REGION_KEY_SHIFT;
   if (h->len && fwb_region_check(fw->board, at, h->len, tag, acc) != FWB_REGION_OK) return;
   ri->piece[0].addr = at;
@@ -109,15 +114,15 @@ static void classify_rdma(struct fw *fw, struct fw_rxi *ri, const struct fw_vi_v
   ri->drop_reason = FW_DROP_NONE;
 }
 
-void fw_rx_classify(struct fw *fw, unsigned buf) {
+void fw_rq_classify(struct fw *fw, unsigned buf) {
   struct fw_rxi *ri = &fw->rxi[buf];
   const struct fw_wire_hdr *h = &ri->hdr;
   ri->verdict = FW_RX_DROP;
   ri->drop_reason = FW_DROP_MALFORMED;
   ri->reliable = false;
   if (!ri->hdr_ok) return;
-  if (h->type == FW_WIRE_PANIC) { /* the PANIC VM's packets: judged by fw_vm_rx */
-    fw_vm_classify(fw, ri);
+  if (h->type == FW_WIRE_PANIC) { /* the PANIC VM's packets: judged by fw_vm_wire_rx */
+    fw_vm_wire_classify(fw, ri);
     return;
   }
   bool ctrl = h->type == FW_WIRE_ACK || h->type == FW_WIRE_NACK;
@@ -154,11 +159,11 @@ static bool checksum_ok(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
   return fw_wire_trailer_ok(fw->sram + FW_RBUF_ADDR(buf) + FW_WIRE_HDR_LEN + ri->hdr.len, ri->sum);
 }
 
-void fw_rx_finish(struct fw *fw, unsigned buf) {
+void fw_rq_finish(struct fw *fw, unsigned buf) {
   struct fw_rxi *ri = &fw->rxi[buf];
-  if (ri->verdict == FW_RX_UNKNOWN) fw_rx_classify(fw, buf);
+  if (ri->verdict == FW_RX_UNKNOWN) fw_rq_classify(fw, buf);
   if (ri->verdict == FW_RX_PANIC) {
-    fw_vm_rx(fw, buf);
+    fw_vm_wire_rx(fw, buf);
     return;
   }
   unsigned reason = ri->drop_reason;
@@ -173,7 +178,7 @@ void fw_rx_finish(struct fw *fw, unsigned buf) {
     if (ri->verdict == FW_RX_DATA) { /* abandon the transfer; its descriptor stays posted */
       struct fw_vi *v = &fw->vi[h->dst_vi];
       v->rx_active = false;
-      fw_wr32(fw, FW_RING_CONS(h->dst_vi, rq), v->rq_done);
+      fw_sram_wr32(fw, FW_RING_CONS(h->dst_vi, rq), v->rq_done);
     }
     if (ri->reliable) fw_ack_refuse(fw, h->dst_vi, h, refusal(h, reason));
     return;

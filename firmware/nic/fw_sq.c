@@ -8,31 +8,25 @@
  * Delivery VI a descriptor also waits for the peer's acknowledgement of its last message
  * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED.
  *
- * Proved with Frama-C/WP (module fw-sq): fw_sq_doorbell and fw_sq_pump meet the handler
- * contracts of fw.h with no run-time error; sq_fetch takes a slot only when no descriptor of
+ * Annotated for Frama-C/WP, not yet proved (no fw-sq line in proofs/modules.conf: two of
+ * sq_emit's postconditions do not prove): fw_sq_doorbell and fw_sq_pump meet the handler
+ * contracts of fw_sq.h with no run-time error; sq_fetch takes a slot only when no descriptor of
  * [sq_done, sq_cons) holds it, and sq_retire moves sq_done forward, never past sq_cons.
  * Freestanding. */
+#include "fw_sq.h"
+
+#include "fw_ack.h"
+#include "fw_check.h"
 #include "fw_vi.h"
 
-/*@ // The SRAM entry of a VI (struct hostif_vi: state, rings, slots).
-    logic integer vi_end(integer vi) = HOSTIF_VI_ADDR(vi) + sizeof(struct hostif_vi);
-    // A caller's local VI view, apart from everything the helpers write.
+/*@ // A caller's local VI view, apart from everything the helpers write.
     predicate view_ok(struct fw *fw, struct fw_vi_view *w) =
       \valid(w) && \separated(w, fw) && \separated(w, fw->sram + (0 .. FW_SRAM_END - 1));
 */
 
 static void sq_retire(struct fw *fw, unsigned vi);
 
-/* 1u << vi, the bit of a VI in the masks (and HOSTIF_SIG_VI). A function, so that the range of
- * the shift is proved once (-wp-auto wp:range enumerates vi; the provers do not interpret <<). */
-/*@ requires vi < 32;
-    assigns \nothing; */
-static uint32_t vi_bit(unsigned vi) { return 1u << vi; }
-
-/* Sends awaiting an acknowledgement on a connection that is gone will never get one. */
-/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI;
-    assigns fw->vi[vi], fw->ack_watch, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1]; */
-static void sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
+void fw_sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
   struct fw_vi *v = &fw->vi[vi];
   /*@ loop assigns i, v->slot[0 .. HOSTIF_RING - 1];
       loop variant ring_dist(v->sq_cons, i); */
@@ -42,72 +36,14 @@ static void sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
     sl->await_ack = false;
     if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
   }
-  fw->ack_watch &= ~vi_bit(vi);
+  fw->ack_watch &= ~fw_vi_bit(vi);
   sq_retire(fw, vi);
-}
-
-/* The connection a VI entry describes (the remote VI's top bits do not fit; the product is
- * the shift the compiler emits). */
-/*@ requires \valid_read(w);
-    assigns \nothing; */
-static uint32_t conn_key(const struct fw_vi_view *w) {
-  return w->state | (uint32_t)w->remote_node * 16u | (uint32_t)(w->remote_vi % 4096u) * 1048576u;
-}
-
-/* A new VI in the entry: what the firmware had of the old one is dropped, never reported
- * into the new one's rings (its messages still in the pipeline retire silently). */
-/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI;
-    assigns fw->vi[vi], fw->ack_watch, fw->ack_work; */
-static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
-  struct fw_vi *v = &fw->vi[vi];
-  /*@ loop invariant 0 <= i <= HOSTIF_RING;
-      loop assigns i, v->slot[0 .. HOSTIF_RING - 1];
-      loop variant HOSTIF_RING - i; */
-  for (unsigned i = 0; i < HOSTIF_RING; i++) {
-    v->slot[i].inflight = 0;
-    v->slot[i].queued = false;
-    v->slot[i].await_ack = false;
-  }
-  v->have = false;
-  v->rx_active = false;
-  v->ack_due = false;
-  v->nack_status = 0;
-  v->gen = gen;
-  v->sq_cons = v->sq_done = fw_rd32(fw, FW_RING_CONS(vi, sq));
-  v->rq_done = fw_rd32(fw, FW_RING_DONE(vi, rq));
-  fw->ack_watch &= ~vi_bit(vi);
-  fw->ack_work &= ~vi_bit(vi);
-}
-
-void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
-  struct fw_vi *v = &fw->vi[vi];
-  fw_vi_read(fw, vi, w);
-  if (w->gen != v->gen) vi_forget(fw, vi, w->gen);
-  uint32_t key = conn_key(w);
-  if (key != v->conn_key) {
-    v->conn_key = key;
-    v->tx_seq = 0;
-    v->rx_active = false;
-    if (fw->ack_watch & vi_bit(vi)) sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
-  }
-  /* Rings re-initialised by the host (a new VI in this entry): adopt them when idle. */
-  uint32_t sc = fw_rd32(fw, FW_RING_CONS(vi, sq)), sd = fw_rd32(fw, FW_RING_DONE(vi, sq));
-  if ((sc != v->sq_cons || sd != v->sq_done) && !v->have && v->sq_cons == v->sq_done) {
-    v->sq_cons = sc;
-    v->sq_done = sc;
-    fw_wr32(fw, FW_RING_DONE(vi, sq), sc);
-  }
-  uint32_t rd = fw_rd32(fw, FW_RING_DONE(vi, rq));
-  if (rd != v->rq_done && !v->rx_active) {
-    v->rq_done = rd;
-    fw_wr32(fw, FW_RING_CONS(vi, rq), rd);
-  }
 }
 
 /* Publishes the completions that are ready, in ring order: sq_done moves forward one index at
  * a time, and never past sq_cons. */
-/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI;
-    assigns fw->vi[vi].sq_done, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1];
+/*@ requires fw_sram_ok(fw) && vi < HOSTIF_NVI;
+    assigns fw->vi[vi].sq_done, fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1];
     ensures ring_dist(fw->vi[vi].sq_cons, fw->vi[vi].sq_done) +
             ring_dist(fw->vi[vi].sq_done, \old(fw->vi[vi].sq_done)) ==
             ring_dist(fw->vi[vi].sq_cons, \old(fw->vi[vi].sq_done)); */
@@ -116,19 +52,19 @@ static void sq_retire(struct fw *fw, unsigned vi) {
   bool any = false;
   /*@ loop invariant ring_dist(v->sq_cons, v->sq_done) + ring_dist(v->sq_done, \at(fw->vi[vi].sq_done, Pre)) ==
                      ring_dist(v->sq_cons, \at(fw->vi[vi].sq_done, Pre));
-      loop assigns any, v->sq_done, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1];
+      loop assigns any, v->sq_done, fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1];
       loop variant ring_dist(v->sq_cons, v->sq_done); */
   while (ring_nonempty(v->sq_cons, v->sq_done)) {
     struct fw_sqslot *sl = &v->slot[ring_slot(v->sq_done)];
     if (!sl->queued || sl->inflight || sl->await_ack) break;
-    fw_complete_slot(fw, FW_SLOT_ADDR(vi, sq, v->sq_done), sl->status,
+    fw_sram_complete(fw, FW_SLOT_ADDR(vi, sq, v->sq_done), sl->status,
                      sl->status == HOSTIF_ST_DONE ? sl->len : 0, 0, 0);
     v->sq_done = ring_next(v->sq_done);
-    fw_release();
-    fw_wr32(fw, FW_RING_DONE(vi, sq), v->sq_done);
+    fw_sram_release();
+    fw_sram_wr32(fw, FW_RING_DONE(vi, sq), v->sq_done);
     any = true;
   }
-  if (any) fwb_signal_host(fw->board, vi_bit(vi)); /* HOSTIF_SIG_VI(vi) */
+  if (any) fwb_signal_host(fw->board, fw_vi_bit(vi)); /* HOSTIF_SIG_VI(vi) */
 }
 
 /*@ requires fw_ok(fw);
@@ -141,7 +77,7 @@ static void count_error(struct fw *fw, uint32_t st) {
 /* Ends the descriptor being split with status st (after the messages already queued). */
 /*@ requires fw_ok(fw) && vi < HOSTIF_NVI;
     assigns fw->vi[vi].have, fw->vi[vi].slot[0 .. HOSTIF_RING - 1], fw->vi[vi].sq_done,
-            fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1],
+            fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1],
             fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
     ensures fw_ok(fw) && !fw->vi[vi].have;
     ensures ring_dist(fw->vi[vi].sq_cons, fw->vi[vi].sq_done) +
@@ -156,17 +92,14 @@ static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
   count_error(fw, st);
   sq_retire(fw, vi);
   //@ assert datapath_INV((&fw->dp));
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
 }
 
 /* Fetches the next descriptor of a VI if none is being split. false: nothing to fetch. It
  * takes slot sq_cons only when ring_may_produce(sq_cons, sq_done): no descriptor of
  * [sq_done, sq_cons), not yet completed, has the same slot. */
 /*@ requires fw_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
-    assigns fw->vi[vi], fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1],
+    assigns fw->vi[vi], fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1],
             fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
     ensures fw_ok(fw);
     ensures !\result ==> fw->vi[vi].sq_cons == \old(fw->vi[vi].sq_cons);
@@ -176,12 +109,12 @@ static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
         ring_slot_of(ring_add(\old(fw->vi[vi].sq_done), k)) != ring_slot_of(\old(fw->vi[vi].sq_cons)); */
 static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
-  uint32_t prod = fw_rd32(fw, FW_RING_PROD(vi, sq));
-  fw_acquire();
+  uint32_t prod = fw_sram_rd32(fw, FW_RING_PROD(vi, sq));
+  fw_sram_acquire();
   if (!ring_nonempty(prod, v->sq_cons)) return false;
   if (!ring_may_produce(v->sq_cons, v->sq_done)) return false; /* every slot awaits completion */
   uint32_t at = FW_SLOT_ADDR(vi, sq, v->sq_cons);
-  fw_desc_in(fw, &v->desc, at);
+  fw_sram_desc_in(fw, &v->desc, at);
   struct fw_sqslot *sl = &v->slot[ring_slot(v->sq_cons)];
   sl->inflight = 0;
   sl->queued = false;
@@ -189,14 +122,11 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   sl->status = HOSTIF_ST_DONE;
   sl->len = v->desc.length;
   v->sq_cons = ring_next(v->sq_cons);
-  fw_wr32(fw, FW_RING_CONS(vi, sq), v->sq_cons);
+  fw_sram_wr32(fw, FW_RING_CONS(vi, sq), v->sq_cons);
   v->have = true;
   v->off = 0;
   //@ assert datapath_INV((&fw->dp));
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
   uint32_t st = fw_check_desc(fw, &v->desc, w->ptag, true);
   if (st == HOSTIF_ST_DONE && w->state != HOSTIF_VI_CONNECTED) st = HOSTIF_ST_DISCONNECTED;
@@ -229,18 +159,14 @@ static bool desc_sane(const struct hostif_desc *d, uint32_t off) {
 }
 
 /* Queues the next message of the descriptor being split (the caller raises `doorbell`). */
-/*@ requires fw_mem_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
+/*@ requires fw_sram_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
     requires fw_desc_ok(&fw->vi[vi].desc) && fw->vi[vi].off <= fw->vi[vi].desc.length;
     requires datapath_INV((&fw->dp)) && fw_bounds(fw);
     assigns fw->txq[fw->tx_head % FW_TXQ], fw->tx_head, fw->vi[vi].tx_seq, fw->vi[vi].off,
             fw->vi[vi].have, fw->vi[vi].slot[0 .. HOSTIF_RING - 1], fw->ack_watch;
     ensures fw->tx_head == ring_add(\old(fw->tx_head), 1);
     // the frame of fw_ok, proved here where the writes are known fields
-    ensures datapath_INV((&fw->dp));
-    ensures -1 <= fw->rx_cur < FW_NRBUF;
-    ensures \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-    ensures \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-    ensures \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ; */
+    ensures datapath_INV((&fw->dp)) && FW_BOUNDS(fw); */
 static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   const struct hostif_desc *d = &v->desc;
@@ -248,7 +174,7 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
   struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
   /* first: fw_desc_ok(d) is then the precondition itself, before any write to the state */
-  e->npiece = (uint8_t)fw_desc_pieces(d, v->off, plen, e->piece, HOSTIF_MAXSEG);
+  e->npiece = (uint8_t)fw_check_pieces(d, v->off, plen, e->piece, HOSTIF_MAXSEG);
   e->vi = (uint8_t)vi;
   e->slot = (uint8_t)ring_slot(ring_prev(v->sq_cons));
   e->status = HOSTIF_ST_DONE;
@@ -279,7 +205,7 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
     h->flags |= FW_WIRE_F_ACKREQ;
     v->slot[e->slot].await_ack = true;
     v->slot[e->slot].last_seq = h->seq;
-    fw->ack_watch |= vi_bit(vi);
+    fw->ack_watch |= fw_vi_bit(vi);
   }
   fw->tx_head = ring_next(fw->tx_head);
   v->slot[e->slot].inflight++;
@@ -294,7 +220,7 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
 /*@ requires fw_ok(fw) && vi < HOSTIF_NVI;
     assigns fw->vi[vi], fw->ack_watch, fw->ack_work, fw->txq[0 .. FW_TXQ - 1], fw->tx_head,
             fw->dp.pending[datapath_EV_doorbell], fw->dp.overflow[datapath_EV_doorbell],
-            fw->faults, fw->fault_n[0 .. HOSTIF_FAULT_N - 1], fw->fault_last, fw->sram[HOSTIF_VI_ADDR(vi) .. vi_end(vi) - 1],
+            fw->faults, fw->fault_n[0 .. HOSTIF_FAULT_N - 1], fw->fault_last, fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1],
             fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
     ensures fw_ok(fw); */
 static bool sq_step(struct fw *fw, unsigned vi) {
@@ -302,10 +228,7 @@ static bool sq_step(struct fw *fw, unsigned vi) {
   struct fw_vi_view w;
   fw_vi_sync(fw, vi, &w);
   //@ assert datapath_INV((&fw->dp));
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
   if (!v->have && !sq_fetch(fw, vi, &w)) return false;
   if (!v->have) return true; /* fetched, and it failed validation */
@@ -320,17 +243,14 @@ static bool sq_step(struct fw *fw, unsigned vi) {
   }
   sq_emit(fw, vi, &w);
   if (!datapath_raise(&fw->dp, datapath_EV_doorbell)) fw_fault(fw, HOSTIF_FAULT_RAISE_DOORBELL_SQ);
-  //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-  //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-  //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+  //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
   return true;
 }
 
 void fw_sq_doorbell(struct fw *fw, unsigned vi) {
   if (vi == 0 || vi >= HOSTIF_NVI) return;
-  fw->sq_work |= vi_bit(vi);
+  fw->sq_work |= fw_vi_bit(vi);
 }
 
 /* A connection with sends awaiting acknowledgement is watched, so that one broken by nicd
@@ -345,14 +265,11 @@ static void sq_watch(struct fw *fw) {
                    fw->sram[HOSTIF_VI_ADDR(1) .. HOSTIF_VI_ADDR(HOSTIF_NVI) - 1];
       loop variant HOSTIF_NVI - vi; */
   for (unsigned vi = 1; vi < HOSTIF_NVI && fw->ack_watch; vi++)
-    if (fw->ack_watch & vi_bit(vi)) {
+    if (fw->ack_watch & fw_vi_bit(vi)) {
       struct fw_vi_view w;
       fw_vi_sync(fw, vi, &w);
       //@ assert datapath_INV((&fw->dp));
-      //@ assert -1 <= fw->rx_cur < FW_NRBUF;
-      //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> fw->hreq[c].buf < FW_NSBUF;
-      //@ assert \forall integer c; 0 <= c <= FW_CH_RDMA ==> 0 <= fw->hreq[c].done < datapath_NEVENTS;
-      //@ assert \forall integer b; 0 <= b < FW_NSBUF ==> fw->sbuf_txe[b] < FW_TXQ;
+      //@ assert FW_BOUNDS(fw);
       //@ assert fw_ok(fw);
     }
 }
@@ -373,8 +290,8 @@ void fw_sq_pump(struct fw *fw) {
         loop variant HOSTIF_NVI - i; */
     for (unsigned i = 0; i < HOSTIF_NVI && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ; i++) {
       unsigned vi = (fw->sq_rr % HOSTIF_NVI + i) % HOSTIF_NVI;
-      if (!(fw->sq_work & vi_bit(vi))) continue;
-      if (!sq_step(fw, vi)) fw->sq_work &= ~vi_bit(vi);
+      if (!(fw->sq_work & fw_vi_bit(vi))) continue;
+      if (!sq_step(fw, vi)) fw->sq_work &= ~fw_vi_bit(vi);
     }
     fw->sq_rr = (fw->sq_rr % HOSTIF_NVI + 1) % HOSTIF_NVI;
   }

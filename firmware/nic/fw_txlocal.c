@@ -3,20 +3,15 @@
  * step finds no host pieces and completes at once, so the payload must already be in the
  * send buffer. It is copied into an SRAM staging slot when queued (the caller's buffer may
  * change right after) and from there into the send buffer when SDMA binds the message.
- * Contracts in fw.h (proofs/modules.conf, module fw-txlocal). Freestanding. */
+ * Contracts in fw_txlocal.h (proofs/modules.conf, module fw-txlocal). Freestanding. */
+#include "fw_txlocal.h"
+
 #include "fw_sram.h"
 
 /* The parts of fw_ok (fw.h) that a write to the firmware state could break, spelled out for
- * `-wp-split`: an `assert` of them after such writes makes one quick goal of each conjunct
- * (fw_ok itself would be one slow goal). FW_BOUNDS_SPELLED is fw_bounds; FW_OK_SPELLED adds
- * the data path invariant (datapath_INV reads only 8- and 16-bit fields). */
-#define FW_BOUNDS_SPELLED(fw)                                                                 \
-  (-1 <= (fw)->rx_cur < FW_NRBUF &&                                                          \
-   (\forall integer c; 0 <= c <= FW_CH_RDMA ==>                                               \
-      (fw)->hreq[c].buf < FW_NSBUF && (fw)->hreq[c].buf < FW_NRBUF &&                        \
-      0 <= (fw)->hreq[c].done < datapath_NEVENTS) &&                                         \
-   (\forall integer b; 0 <= b < FW_NSBUF ==> (fw)->sbuf_txe[b] < FW_TXQ))
-#define FW_OK_SPELLED(fw) (datapath_INV((&(fw)->dp)) && FW_BOUNDS_SPELLED(fw))
+ * `-wp-split`: the bounds (FW_BOUNDS, fw.h) and the data path invariant (datapath_INV reads
+ * only 8- and 16-bit fields). */
+#define FW_OK_SPELLED(fw) (datapath_INV((&(fw)->dp)) && FW_BOUNDS(fw))
 
 /* The lowest free staging slot, now busy; -1 if all are busy. */
 /*@ requires \valid(fw);
@@ -135,7 +130,7 @@ static void publish(struct fw *fw) {
   /*@ assert \forall integer k; 0 <= k < FW_TXQ ==>
         fw->txq[k].stage == \at(fw->txq[k].stage, Pre) &&
         fw->txq[k].hdr.len == \at(fw->txq[k].hdr.len, Pre); */
-  //@ assert FW_BOUNDS_SPELLED(fw);
+  //@ assert FW_BOUNDS(fw);
 }
 
 /* Queues the message: the entry at tx_head gets header h and staging slot stage, the slot
@@ -167,7 +162,7 @@ static void queue(struct fw *fw, const struct fw_wire_hdr *h, const uint8_t *pay
   publish(fw);
 }
 
-bool fw_tx_local(struct fw *fw, const struct fw_wire_hdr *h, const uint8_t *payload) {
+bool fw_txlocal_queue(struct fw *fw, const struct fw_wire_hdr *h, const uint8_t *payload) {
   /* tx_head and tx_done are free-running: ring_count is tx_head - tx_done modulo 2^32. */
   if (ring_count(fw->tx_head, fw->tx_done) >= FW_TXQ || h->len > FW_MAX_PAYLOAD) return false;
   int stage = FW_LOCAL_SLOTS;
@@ -179,19 +174,19 @@ bool fw_tx_local(struct fw *fw, const struct fw_wire_hdr *h, const uint8_t *payl
   return true;
 }
 
-void fw_tx_local_bind(struct fw *fw, struct fw_txe *e, unsigned buf) {
+void fw_txlocal_bind(struct fw *fw, struct fw_txe *e, unsigned buf) {
   unsigned stage = e->stage;
   uint32_t len = e->hdr.len;
   if (stage >= FW_LOCAL_SLOTS) return;
   const uint8_t *src = fw->sram + FW_LOCAL_ADDR(stage);
   sram_put(fw, FW_SBUF_ADDR(buf) + FW_WIRE_HDR_LEN, src, len);
-  e->sum = fw_csum(src, len);
+  e->sum = fw_wire_csum(src, len);
   fw->stage_busy[stage] = false;
   e->stage = FW_LOCAL_SLOTS;
   //@ assert FW_OK_SPELLED(fw);
 }
 
-void fw_tx_local_done(struct fw *fw, struct fw_txe *e) {
+void fw_txlocal_done(struct fw *fw, struct fw_txe *e) {
   volatile struct hostif_counters *c = fw_ctr(fw);
   if (e->hdr.type == FW_WIRE_ACK) fw_count64v(&c->tx_acks); /* saturating */
   else if (e->hdr.type == FW_WIRE_NACK) fw_count64v(&c->tx_nacks);

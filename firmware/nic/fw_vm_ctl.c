@@ -5,19 +5,24 @@
  * none came within HOSTIF_PANIC_REMOTE_MS (timer FW_TIMER_VM). RUN and SEND complete when the
  * handler has ended, with its vm_result. Requests from peers are served here too. Only one
  * command is in the mailbox at a time (libpanic takes the mailbox's lock). Freestanding. */
+#include "fw_vm_ctl.h"
+
 #include "fw_sram.h"
+#include "fw_vm_prog.h"
+#include "fw_vm_run.h"
+#include "fw_vm_wire.h"
 
 #define PANIC_AT(field) (HOSTIF_PANIC_BASE + (uint32_t)offsetof(struct hostif_panic, field))
 #define CMD_AT(field) (PANIC_AT(cmd) + (uint32_t)offsetof(struct hostif_panic_cmd, field))
 #define DONE_AT(field) (PANIC_AT(done) + (uint32_t)offsetof(struct hostif_panic_done, field))
 
-void fw_vm_cmd_done(struct fw *fw, uint32_t status, uint32_t result, uint32_t detail) {
+void fw_vm_ctl_done(struct fw *fw, uint32_t status, uint32_t result, uint32_t detail) {
   struct fw_vm *v = &fw->vm;
-  fw_wr32(fw, DONE_AT(status), status);
-  fw_wr32(fw, DONE_AT(result), result);
-  fw_wr32(fw, DONE_AT(detail), detail);
-  fw_release();
-  fw_wr32(fw, DONE_AT(seq), v->cmd_seen);
+  fw_sram_wr32(fw, DONE_AT(status), status);
+  fw_sram_wr32(fw, DONE_AT(result), result);
+  fw_sram_wr32(fw, DONE_AT(detail), detail);
+  fw_sram_release();
+  fw_sram_wr32(fw, DONE_AT(seq), v->cmd_seen);
   v->cmd_wait = false;
   v->remote.busy = false;
   fw_count64v(&fw_ctr(fw)->panic.ctl_cmds);
@@ -30,7 +35,7 @@ static uint32_t route(struct fw *fw, uint32_t lo, uint32_t hi, uint32_t node, bo
   for (unsigned i = 0; i < HOSTIF_PANIC_NROUTE; i++) {
     uint32_t at = PANIC_AT(route) + i * (uint32_t)sizeof(struct hostif_panic_route);
     struct hostif_panic_route r;
-    fw_panic_route_in(fw, &r, at);
+    fw_sram_panic_route_in(fw, &r, at);
     if (!r.used) {
       if (free_at < 0) free_at = (int)i;
       continue;
@@ -38,13 +43,13 @@ static uint32_t route(struct fw *fw, uint32_t lo, uint32_t hi, uint32_t node, bo
     if (r.addr != addr) continue;
     if (remove) r.used = 0;
     r.node = node;
-    fw_panic_route_out(fw, at, &r);
+    fw_sram_panic_route_out(fw, at, &r);
     return HOSTIF_PANIC_OK;
   }
   if (remove) return HOSTIF_PANIC_ENOENT;
   if (free_at < 0) return HOSTIF_PANIC_ENOSPC;
   struct hostif_panic_route r = {1, node, addr};
-  fw_panic_route_out(fw, PANIC_AT(route) + (uint32_t)free_at * (uint32_t)sizeof r, &r);
+  fw_sram_panic_route_out(fw, PANIC_AT(route) + (uint32_t)free_at * (uint32_t)sizeof r, &r);
   return HOSTIF_PANIC_OK;
 }
 
@@ -56,14 +61,14 @@ static void forward_some(struct fw *fw) {
     uint32_t n = r->len - r->sent < FW_MAX_PAYLOAD ? r->len - r->sent : FW_MAX_PAYLOAD;
     struct fw_wire_panic k = {.peer = r->node, .kind = FW_WIRE_PANIC_REQ, .len = n,
                               .req = {r->prog, r->op, r->req, r->trigger, r->sent, r->len}};
-    if (!fw_vm_tx(fw, &k, fw->sram + PANIC_AT(data) + r->sent))
+    if (!fw_vm_wire_tx(fw, &k, fw->sram + PANIC_AT(data) + r->sent))
       return;
     r->sent += n;
     r->unsent = r->sent < r->len;
   }
 }
 
-void fw_vm_pump(struct fw *fw) {
+void fw_vm_ctl_pump(struct fw *fw) {
   if (fw->vm.remote.busy) forward_some(fw);
 }
 
@@ -72,7 +77,7 @@ static void forward(struct fw *fw, const struct hostif_panic_cmd *c) {
   if (c->op < HOSTIF_PANIC_LOAD || c->op > HOSTIF_PANIC_LIST ||
       (c->op == HOSTIF_PANIC_SEND && c->len > HOSTIF_PANIC_MSG_MAX) ||
       (c->op == HOSTIF_PANIC_LOAD && c->len == 0)) {
-    fw_vm_cmd_done(fw, HOSTIF_PANIC_EINVAL, 0, 0);
+    fw_vm_ctl_done(fw, HOSTIF_PANIC_EINVAL, 0, 0);
     return;
   }
   struct fw_vm_remote *r = &v->remote;
@@ -88,20 +93,20 @@ static void forward(struct fw *fw, const struct hostif_panic_cmd *c) {
   r->deadline = fwb_clock_ns(fw->board) + HOSTIF_PANIC_REMOTE_MS * 1000000ull;
   fwb_timer_set(fw->board, FW_TIMER_VM, HOSTIF_PANIC_REMOTE_MS * 1000000ull);
   fw_count64v(&fw_ctr(fw)->panic.ctl_remote);
-  forward_some(fw); /* what does not fit now, fw_vm_pump sends later */
+  forward_some(fw); /* what does not fit now, fw_vm_ctl_pump sends later */
 }
 
-void fw_vm_doorbell(struct fw *fw) {
+void fw_vm_ctl_doorbell(struct fw *fw) {
   struct fw_vm *v = &fw->vm;
   if (!v->on || v->cmd_wait || v->remote.busy) return; /* one command at a time */
-  uint32_t seq = fw_rd32(fw, CMD_AT(seq));
-  fw_acquire();
+  uint32_t seq = fw_sram_rd32(fw, CMD_AT(seq));
+  fw_sram_acquire();
   if (seq == v->cmd_seen) return;
   v->cmd_seen = seq;
   struct hostif_panic_cmd c;
-  fw_panic_cmd_in(fw, &c, PANIC_AT(cmd)); /* a snapshot */
+  fw_sram_panic_cmd_in(fw, &c, PANIC_AT(cmd)); /* a snapshot */
   if (c.len > HOSTIF_PANIC_DATA_MAX) {
-    fw_vm_cmd_done(fw, HOSTIF_PANIC_EINVAL, 0, 0);
+    fw_vm_ctl_done(fw, HOSTIF_PANIC_EINVAL, 0, 0);
     return;
   }
   if (c.node != fw->node) {
@@ -112,25 +117,25 @@ void fw_vm_doorbell(struct fw *fw) {
   reply.reply = FW_VM_REPLY_HOST;
   uint32_t st, err = 0, off = 0;
   switch (c.op) {
-  case HOSTIF_PANIC_LOAD: st = fw_vm_load(fw, c.prog, PANIC_AT(data), c.len, &err, &off); break;
-  case HOSTIF_PANIC_UNLOAD: st = fw_vm_unload(fw, c.prog); break;
-  case HOSTIF_PANIC_RUN: st = fw_vm_queue(fw, c.prog, true, 0, 0, 0, &reply); break;
+  case HOSTIF_PANIC_LOAD: st = fw_vm_prog_load(fw, c.prog, PANIC_AT(data), c.len, &err, &off); break;
+  case HOSTIF_PANIC_UNLOAD: st = fw_vm_prog_unload(fw, c.prog); break;
+  case HOSTIF_PANIC_RUN: st = fw_vm_run_queue(fw, c.prog, true, 0, 0, 0, &reply); break;
   case HOSTIF_PANIC_SEND:
     st = c.len > HOSTIF_PANIC_MSG_MAX ? HOSTIF_PANIC_EINVAL
-                                      : fw_vm_queue(fw, c.prog, false, c.trigger, PANIC_AT(data),
+                                      : fw_vm_run_queue(fw, c.prog, false, c.trigger, PANIC_AT(data),
                                                     c.len, &reply);
     break;
-  case HOSTIF_PANIC_LIST: st = HOSTIF_PANIC_OK; off = fw_vm_list(fw, DONE_AT(list)); break;
+  case HOSTIF_PANIC_LIST: st = HOSTIF_PANIC_OK; off = fw_vm_prog_list(fw, DONE_AT(list)); break;
   case HOSTIF_PANIC_ROUTE: st = route(fw, c.arg[0], c.arg[1], c.arg[2], c.arg[3] != 0); break;
   default: st = HOSTIF_PANIC_EINVAL; break;
   }
   if (st == HOSTIF_PANIC_OK && (c.op == HOSTIF_PANIC_RUN || c.op == HOSTIF_PANIC_SEND))
-    v->cmd_wait = true; /* answered when the handler has run (fw_vm_answer) */
+    v->cmd_wait = true; /* answered when the handler has run (fw_vm_run_answer) */
   else
-    fw_vm_cmd_done(fw, st, err, off);
+    fw_vm_ctl_done(fw, st, err, off);
 }
 
-void fw_vm_tick(struct fw *fw) {
+void fw_vm_ctl_tick(struct fw *fw) {
   struct fw_vm_remote *r = &fw->vm.remote;
   if (!r->busy) return;
   if (fwb_clock_ns(fw->board) < r->deadline) { /* re-armed for a later command: not yet */
@@ -138,7 +143,7 @@ void fw_vm_tick(struct fw *fw) {
     return;
   }
   fw_count64v(&fw_ctr(fw)->panic.ctl_timeouts);
-  fw_vm_cmd_done(fw, HOSTIF_PANIC_ETIMEDOUT, 0, 0);
+  fw_vm_ctl_done(fw, HOSTIF_PANIC_ETIMEDOUT, 0, 0);
 }
 
 static void answer(struct fw *fw, const struct fw_wire_panic *q, uint32_t st, uint32_t result,
@@ -146,7 +151,7 @@ static void answer(struct fw *fw, const struct fw_wire_panic *q, uint32_t st, ui
   fw_count64v(&fw_ctr(fw)->panic.ctl_served);
   struct fw_wire_panic k = {.peer = q->peer, .kind = FW_WIRE_PANIC_REPLY, .len = list_len,
                             .reply = {result, st, q->req.req, detail}};
-  if (!fw_vm_tx(fw, &k, fw->sram + list))
+  if (!fw_vm_wire_tx(fw, &k, fw->sram + list))
     fw_count64v(&fw_ctr(fw)->panic.send_fail); /* the asking NIC times out */
 }
 
@@ -174,7 +179,7 @@ static void remote_load(struct fw *fw, const struct fw_wire_panic *h, uint32_t p
   if (m->got < m->len) return;
   m->active = false;
   uint32_t err, eoff;
-  uint32_t st = fw_vm_load(fw, h->req.prog, FW_VM_RIMG, m->len, &err, &eoff);
+  uint32_t st = fw_vm_prog_load(fw, h->req.prog, FW_VM_RIMG, m->len, &err, &eoff);
   answer(fw, h, st, err, eoff, 0, 0);
 }
 
@@ -186,17 +191,17 @@ void fw_vm_ctl_request(struct fw *fw, const struct fw_wire_panic *h, uint32_t pa
   uint32_t st;
   switch (h->req.op) {
   case HOSTIF_PANIC_LOAD: remote_load(fw, h, payload); return;
-  case HOSTIF_PANIC_UNLOAD: answer(fw, h, fw_vm_unload(fw, h->req.prog), 0, 0, 0, 0); return;
+  case HOSTIF_PANIC_UNLOAD: answer(fw, h, fw_vm_prog_unload(fw, h->req.prog), 0, 0, 0, 0); return;
   case HOSTIF_PANIC_LIST: {
-    uint32_t n = fw_vm_list(fw, FW_VM_LIST);
+    uint32_t n = fw_vm_prog_list(fw, FW_VM_LIST);
     answer(fw, h, HOSTIF_PANIC_OK, 0, n, FW_VM_LIST, n * (uint32_t)sizeof(struct hostif_panic_prog));
     return;
   }
-  case HOSTIF_PANIC_RUN: st = fw_vm_queue(fw, h->req.prog, true, 0, 0, 0, &reply); break;
+  case HOSTIF_PANIC_RUN: st = fw_vm_run_queue(fw, h->req.prog, true, 0, 0, 0, &reply); break;
   case HOSTIF_PANIC_SEND: /* the message in one packet */
     st = h->req.off != 0 || h->req.total != h->len
              ? HOSTIF_PANIC_EINVAL
-             : fw_vm_queue(fw, h->req.prog, false, h->req.trig, payload, h->len, &reply);
+             : fw_vm_run_queue(fw, h->req.prog, false, h->req.trig, payload, h->len, &reply);
     break;
   default: st = HOSTIF_PANIC_EINVAL; break;
   }
@@ -214,5 +219,5 @@ void fw_vm_ctl_reply(struct fw *fw, const struct fw_wire_panic *h, uint32_t payl
     uint8_t *dst = fw->sram + DONE_AT(list);
     for (uint32_t i = 0; i < n * (uint32_t)sizeof(struct hostif_panic_prog); i++) dst[i] = src[i];
   }
-  fw_vm_cmd_done(fw, h->reply.status, h->reply.result, h->reply.detail);
+  fw_vm_ctl_done(fw, h->reply.status, h->reply.result, h->reply.detail);
 }

@@ -2,8 +2,8 @@
  * the data path's buffers. First fit over at most FW_VM_NPROG blocks: a candidate offset is 0
  * or the end of a block, and it is taken if the new block fits in the memory and overlaps no
  * block in use. No slot ever holds two blocks, blocks never overlap, and freeing a slot gives
- * back exactly the block it was given. Contracts in fw_vm.h, for Frama-C/WP. Freestanding. */
-#include "fw_vm.h"
+ * back exactly the block it was given. Contracts in fw_vm_mem.h, for Frama-C/WP. Freestanding. */
+#include "fw_vm_mem.h"
 
 void fw_vm_mem_init(struct fw_vm_mem *m, uint32_t size) {
   m->size = size;

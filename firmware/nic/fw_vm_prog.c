@@ -3,10 +3,12 @@
  * look-up by program id. A program whose code holds a DELIVER or GET opcode byte anywhere (an
  * over-approximation: operand bytes count too) "may DMA": the dispatcher runs it holding the
  * host DMA engine. Freestanding. */
+#include "fw_vm_prog.h"
+
 #include "fw_sram.h"
 #include "vm_ops.h"
 
-void fw_vm_init(struct fw *fw) {
+void fw_vm_prog_init(struct fw *fw) {
   struct fw_vm *v = &fw->vm;
   uint32_t size = fwb_sram_size(fw->board);
   v->on = size >= FW_VM_PMEM + FW_VM_PMEM_MIN;
@@ -14,12 +16,12 @@ void fw_vm_init(struct fw *fw) {
   fw_vm_mem_init(&v->mem, size - FW_VM_PMEM);
   v->next_gen = 1;
   v->next_req = 1;
-  fw_wr32(fw, HOSTIF_PANIC_BASE + offsetof(struct hostif_panic, node), fw->node);
-  fw_release();
-  fw_wr32(fw, HOSTIF_PANIC_BASE + offsetof(struct hostif_panic, magic), HOSTIF_PANIC_MAGIC);
+  fw_sram_wr32(fw, HOSTIF_PANIC_BASE + offsetof(struct hostif_panic, node), fw->node);
+  fw_sram_release();
+  fw_sram_wr32(fw, HOSTIF_PANIC_BASE + offsetof(struct hostif_panic, magic), HOSTIF_PANIC_MAGIC);
 }
 
-int fw_vm_find(struct fw *fw, uint32_t id) {
+int fw_vm_prog_find(struct fw *fw, uint32_t id) {
   for (unsigned i = 0; i < FW_VM_NPROG; i++)
     if (fw->vm.prog[i].used && fw->vm.prog[i].id == id) return (int)i;
   return -1;
@@ -31,13 +33,13 @@ static bool may_dma(const struct vm_program *p) {
   return false;
 }
 
-uint32_t fw_vm_load(struct fw *fw, uint32_t id, uint32_t img, uint32_t len, uint32_t *err,
+uint32_t fw_vm_prog_load(struct fw *fw, uint32_t id, uint32_t img, uint32_t len, uint32_t *err,
                     uint32_t *off) {
   struct fw_vm *v = &fw->vm;
   *err = VM_ERR_OK;
   *off = 0;
   if (len == 0 || len > HOSTIF_PANIC_DATA_MAX) return HOSTIF_PANIC_EINVAL;
-  if (fw_vm_find(fw, id) >= 0) return HOSTIF_PANIC_EEXIST;
+  if (fw_vm_prog_find(fw, id) >= 0) return HOSTIF_PANIC_EEXIST;
   unsigned slot = 0;
   while (slot < FW_VM_NPROG && v->prog[slot].used) slot++;
   if (slot == FW_VM_NPROG) return HOSTIF_PANIC_ENOSPC;
@@ -71,8 +73,8 @@ uint32_t fw_vm_load(struct fw *fw, uint32_t id, uint32_t img, uint32_t len, uint
   return HOSTIF_PANIC_OK;
 }
 
-uint32_t fw_vm_unload(struct fw *fw, uint32_t id) {
-  int slot = fw_vm_find(fw, id);
+uint32_t fw_vm_prog_unload(struct fw *fw, uint32_t id) {
+  int slot = fw_vm_prog_find(fw, id);
   if (slot < 0) return HOSTIF_PANIC_ENOENT;
   struct fw_vm_prog *pr = &fw->vm.prog[slot];
   pr->used = false;
@@ -81,7 +83,7 @@ uint32_t fw_vm_unload(struct fw *fw, uint32_t id) {
   return HOSTIF_PANIC_OK; /* queued activations of it find its generation gone */
 }
 
-uint32_t fw_vm_list(struct fw *fw, uint32_t list_addr) {
+uint32_t fw_vm_prog_list(struct fw *fw, uint32_t list_addr) {
   uint32_t n = 0;
   for (unsigned i = 0; i < FW_VM_NPROG; i++) {
     const struct fw_vm_prog *pr = &fw->vm.prog[i];
@@ -93,7 +95,7 @@ uint32_t fw_vm_list(struct fw *fw, uint32_t list_addr) {
     e.aborts = pr->p.aborts;
     e.activations = pr->activations;
     for (unsigned k = 0; k < sizeof e.name && k < VM_NAME_LEN; k++) e.name[k] = pr->p.name[k];
-    fw_panic_prog_out(fw, list_addr + n * (uint32_t)sizeof e, &e);
+    fw_sram_panic_prog_out(fw, list_addr + n * (uint32_t)sizeof e, &e);
     n++;
   }
   return n;

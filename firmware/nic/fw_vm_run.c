@@ -7,19 +7,25 @@
  * machine's done event. An activation keeps its queue slot while it runs (a local SEND cannot
  * overwrite its message). A program whose activations are aborted FW_VM_MAX_ABORTS times in a
  * row is stopped (SPINE's policy for handlers that keep misbehaving). Freestanding. */
+#include "fw_vm_run.h"
+
 #include "datapath_hal.h"
 #include "fw_sram.h"
+#include "fw_vm_ctl.h"
+#include "fw_vm_prog.h"
+#include "fw_vm_svc.h"
+#include "fw_vm_wire.h"
 
 static void wake(struct fw *fw) {
   if (fw->dp.pending[datapath_EV_vm_wake] == 0 && !datapath_raise(&fw->dp, datapath_EV_vm_wake))
     fw_fault(fw, HOSTIF_FAULT_RAISE_VM_WAKE);
 }
 
-uint32_t fw_vm_queue(struct fw *fw, uint32_t id, bool start, uint32_t trigger, uint32_t msg,
+uint32_t fw_vm_run_queue(struct fw *fw, uint32_t id, bool start, uint32_t trigger, uint32_t msg,
                      uint32_t len, const struct fw_vm_act *reply) {
   struct fw_vm *v = &fw->vm;
   if (!v->on) return HOSTIF_PANIC_ENOENT;
-  int slot = fw_vm_find(fw, id);
+  int slot = fw_vm_prog_find(fw, id);
   if (slot < 0) return HOSTIF_PANIC_ENOENT;
   const struct fw_vm_prog *pr = &v->prog[slot];
   if (start ? pr->p.state != VM_PS_LOADED : pr->p.state != VM_PS_WAITING) return HOSTIF_PANIC_ESTATE;
@@ -41,13 +47,13 @@ uint32_t fw_vm_queue(struct fw *fw, uint32_t id, bool start, uint32_t trigger, u
   return HOSTIF_PANIC_OK;
 }
 
-void fw_vm_answer(struct fw *fw, const struct fw_vm_act *a, uint32_t status, uint32_t result) {
+void fw_vm_run_answer(struct fw *fw, const struct fw_vm_act *a, uint32_t status, uint32_t result) {
   if (a->reply == FW_VM_REPLY_HOST) {
-    if (fw->vm.cmd_wait) fw_vm_cmd_done(fw, status, result, 0);
+    if (fw->vm.cmd_wait) fw_vm_ctl_done(fw, status, result, 0);
   } else if (a->reply == FW_VM_REPLY_PEER) {
     struct fw_wire_panic k = {.peer = a->peer, .kind = FW_WIRE_PANIC_REPLY,
                               .reply = {.result = result, .status = status, .req = a->req}};
-    if (!fw_vm_tx(fw, &k, NULL))
+    if (!fw_vm_wire_tx(fw, &k, NULL))
       fw_count64v(&fw_ctr(fw)->panic.send_fail); /* the peer's command times out */
   }
 }
@@ -101,7 +107,7 @@ void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
     struct fw_vm_prog *pr = head_prog(v);
     if (pr == NULL) {
       fw_count64v(&fw_ctr(fw)->panic.rx_drop_no_prog);
-      fw_vm_answer(fw, &a, HOSTIF_PANIC_ENOENT, VM_R_NOT_READY);
+      fw_vm_run_answer(fw, &a, HOSTIF_PANIC_ENOENT, VM_R_NOT_READY);
     } else {
       volatile struct hostif_panic_counters *c = &fw_ctr(fw)->panic;
       fwb_class(fw->board, FWB_CLASS_VM);
@@ -110,8 +116,8 @@ void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
       v->cur_prog = pr->id;
       struct vm_msg m = {fw->sram + FW_VM_Q_ADDR(i), a.len};
       pr->p.last_steps = 0;
-      enum vm_result r = a.start ? vm_start(&pr->p, fw_vm_services(fw), FW_VM_BUDGET)
-                                 : vm_dispatch(&pr->p, a.trigger, &m, fw_vm_services(fw),
+      enum vm_result r = a.start ? vm_start(&pr->p, fw_vm_svc_table(fw), FW_VM_BUDGET)
+                                 : vm_dispatch(&pr->p, a.trigger, &m, fw_vm_svc_table(fw),
                                                FW_VM_BUDGET);
       v->dma_held = false;
       if (r != VM_R_NOT_READY && r != VM_R_NO_TRIGGER) {
@@ -120,7 +126,7 @@ void datapath_hal_vm_exec(datapath_t *sys, bool dma, datapath_event_t done) {
         fw_ctr_add(&c->instructions, pr->p.last_steps);
         pr->activations++;
       }
-      fw_vm_answer(fw, &a, judge(fw, pr, r), (uint32_t)r);
+      fw_vm_run_answer(fw, &a, judge(fw, pr, r), (uint32_t)r);
     }
     v->q_head++;
   } else {

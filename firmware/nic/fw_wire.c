@@ -18,13 +18,13 @@ static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] * 256u + p[1]);
     assigns \nothing; */
 static uint32_t get32(const uint8_t *p) { return get16(p) * 65536u + get16(p + 2); }
 
-uint16_t fw_csum_add(uint16_t a, uint16_t b) {
+uint16_t fw_wire_csum_add(uint16_t a, uint16_t b) {
   uint32_t s = (uint32_t)a + b;
   //@ assert s == a + b && s <= 0x1fffe;
   return (uint16_t)(s > 0xffffu ? s - 0xffffu : s); /* the end-around carry */
 }
 
-uint16_t fw_csum(const uint8_t *p, uint32_t len) {
+uint16_t fw_wire_csum(const uint8_t *p, uint32_t len) {
   uint32_t s = 0;
   uint32_t i = 0;
   /*@ loop invariant 0 <= i <= len && i % 2 == 0 && s <= 0x7fffffff;
@@ -40,6 +40,11 @@ uint16_t fw_csum(const uint8_t *p, uint32_t len) {
       loop variant s; */
   while (s > 0xffffu) s = s % 0x10000u + s / 0x10000u;
   return (uint16_t)s;
+}
+
+uint16_t fw_wire_csum_at(uint16_t total, uint16_t piece, uint32_t offset) {
+  if (offset % 2u) piece = (uint16_t)(piece % 256u * 256u + piece / 256u); /* byte swap */
+  return fw_wire_csum_add(total, piece);
 }
 
 void fw_wire_encode(uint8_t *o, const struct fw_wire_hdr *h) {
@@ -63,7 +68,7 @@ void fw_wire_encode(uint8_t *o, const struct fw_wire_hdr *h) {
   put32(o + 40, h->rdma_handle);
   put32(o + 48, (uint32_t)(h->rdma_addr >> 32));
   put32(o + 52, (uint32_t)h->rdma_addr);
-  put16(o + 2, (uint16_t)~fw_csum(o, FW_WIRE_HDR_LEN));
+  put16(o + 2, (uint16_t)~fw_wire_csum(o, FW_WIRE_HDR_LEN));
 }
 
 bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
@@ -71,7 +76,7 @@ bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
   if (in[1] < 1 || in[1] > FW_WIRE_TYPE_MAX) return false;
   if (get16(in + 4) & ~FW_WIRE_F_ALL) return false;
   if (get16(in + 14) != 0 || get32(in + 44) != 0) return false;
-  if (fw_csum(in, FW_WIRE_HDR_LEN) != 0xffffu) return false;
+  if (fw_wire_csum(in, FW_WIRE_HDR_LEN) != 0xffffu) return false;
   h->type = in[1];
   h->flags = get16(in + 4);
   h->src_node = get16(in + 6);
@@ -102,7 +107,7 @@ void fw_wire_trailer_put(uint8_t *t, uint16_t payload_sum, bool good) {
 }
 
 bool fw_wire_trailer_ok(const uint8_t *t, uint16_t payload_sum) {
-  return t[2] == 0 && t[3] == 0 && fw_csum_add(payload_sum, get16(t)) == 0xffffu;
+  return t[2] == 0 && t[3] == 0 && fw_wire_csum_add(payload_sum, get16(t)) == 0xffffu;
 }
 
 void fw_wire_panic_hdr(const struct fw_wire_panic *p, struct fw_wire_hdr *h) {

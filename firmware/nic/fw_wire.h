@@ -56,7 +56,7 @@ struct fw_wire_panic {
 
 /* ACSL (proofs/modules.conf, module fw-wire): no access outside the 56 header bytes for any
  * input; a decoded header keeps msg_off + len within msg_len; the checksum arithmetic. */
-/*@ logic integer fw_csum_fold(integer s) = s > 0xffff ? s - 0xffff : s; */
+/*@ logic integer fw_wire_csum_fold(integer s) = s > 0xffff ? s - 0xffff : s; */
 
 /* Writes the 56-byte header with a checksum over the header alone (see WIRE.md). */
 /*@ requires \valid(out + (0 .. FW_WIRE_HDR_LEN - 1)) && \valid_read(h);
@@ -100,10 +100,15 @@ void fw_wire_panic_view(const struct fw_wire_hdr *h, struct fw_wire_panic *p);
 /* Ones'-complement sum (not complemented, folded) of a byte string, big-endian words. */
 /*@ requires \valid_read(p + (0 .. len - 1));
     assigns \nothing; */
-uint16_t fw_csum(const uint8_t *p, uint32_t len);
+uint16_t fw_wire_csum(const uint8_t *p, uint32_t len);
 /* a + b with the end-around carry. */
 /*@ assigns \nothing;
-    ensures \result == fw_csum_fold(a + b); */
-uint16_t fw_csum_add(uint16_t a, uint16_t b);
+    ensures \result == fw_wire_csum_fold(a + b); */
+uint16_t fw_wire_csum_add(uint16_t a, uint16_t b);
+/* total + piece with the end-around carry, piece being the sum of bytes that start at byte
+ * `offset` of the summed string (byte-swapped when odd: the host DMA engine sums a piece from
+ * its own first byte). */
+/*@ assigns \nothing; */
+uint16_t fw_wire_csum_at(uint16_t total, uint16_t piece, uint32_t offset);
 
 #endif

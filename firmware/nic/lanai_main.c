@@ -1,7 +1,8 @@
 /* lanai_main.c: the firmware's entry on a LANai card (crt0 calls main): boot the firmware on
  * the board's registers and run the dispatcher forever. The card's processor has nothing else
- * to do, so it polls (a host-side daemon sleeps instead; see firmware/nicd). Freestanding. */
-#include "fw.h"
+ * to do, so it polls (a host-side daemon sleeps instead; see nicd). Freestanding. */
+#include "fw_dispatch.h"
+#include "fw_init.h"
 
 int main(void);
 
@@ -11,5 +12,5 @@ static struct fw_board *const board = 0; /* board_lanai.c keeps no state */
 int main(void) {
   struct fw_config cfg = {.fine_mode = true};
   if (fw_init(&fw_state, board, &cfg) != 0) return 1;
-  for (;;) (void)fw_poll(&fw_state);
+  for (;;) (void)fw_dispatch_poll(&fw_state);
 }

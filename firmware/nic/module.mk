@@ -5,7 +5,7 @@
 FWNIC_CORE    := $(sort $(wildcard firmware/nic/fw_*.c))
 FWNIC_EMU     := firmware/nic/board_emu.c
 FWNIC_VM      := $(sort $(wildcard firmware/vm/*.c))   # the PANIC VM (firmware/vm/module.mk)
-FWNIC_INC     := -Ifirmware/nic -Ifirmware/include -Ifirmware/vm -I$(DATAPATH_GEN)
+FWNIC_INC     := -Ifirmware/nic -Ifirmware/vm -I$(DATAPATH_GEN)
 FWNIC_OBJS    := $(patsubst %.c,$(B)/obj/%.o,$(FWNIC_CORE) $(FWNIC_EMU) $(DATAPATH_C) $(FWNIC_VM))
 FWNIC_SAN_OBJS := $(patsubst %.c,$(B)/san/%.o,$(FWNIC_CORE) $(FWNIC_EMU) $(DATAPATH_C) $(FWNIC_VM))
 FWNIC_LIB     := $(B)/lib/libfwnic.a

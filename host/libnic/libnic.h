@@ -1,5 +1,5 @@
 /* libnic: the host driver of the emulated NIC. Opens a NIC by device name and maps its window,
- * checks the firmware's host interface (firmware/include/hostif.h), makes host memory
+ * checks the firmware's host interface (iface/hostif.h), makes host memory
  * DMA-able and registers it with a protection tag, creates VIs in the SRAM VI table, posts
  * descriptors through the two-level queue of E-UDP section 4.2 (L2: the SRAM ring, written by
  * PIO; L1: an overflow list in host memory, drained as the NIC completes), polls and waits for

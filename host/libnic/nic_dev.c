@@ -116,7 +116,7 @@ bool lnic_dead_check(struct lnic_dev *d, bool force) {
     d->dead = true;
     return true;
   }
-  uint64_t now = hw_mono_ns();
+  uint64_t now = futex_now_ns();
   if (!force && now - d->last_alive_check < 10000000u) return false;
   d->last_alive_check = now;
   if (!hwin_nic_alive(&d->win)) d->dead = true;
@@ -141,4 +141,4 @@ volatile struct hostif_counters *lnic_hostif_counters(struct lnic_dev *d) {
 
 void lnic_lock(struct lnic_dev *d) { pthread_mutex_lock(&d->lock); }
 void lnic_unlock(struct lnic_dev *d) { pthread_mutex_unlock(&d->lock); }
-uint64_t lnic_now_ns(void) { return hw_mono_ns(); }
+uint64_t lnic_now_ns(void) { return futex_now_ns(); }

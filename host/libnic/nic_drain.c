@@ -25,7 +25,7 @@ static void *drainer_main(void *arg) {
     }
     lnic_unlock(d);
     atomic_fetch_add(&r->host_waiters, 1);
-    hw_futex_wait(&r->host_seq, seq, DRAIN_SLICE_NS);
+    futex_wait(&r->host_seq, seq, DRAIN_SLICE_NS);
     atomic_fetch_sub(&r->host_waiters, 1);
     lnic_dead_check(d, false);
     lnic_lock(d);

@@ -19,7 +19,7 @@ static inline bool sram_cas32(volatile uint32_t *p, uint32_t expect, uint32_t v)
 /* A shared memory segment mapped at a fixed place of this process: either memory libnic
  * allocated (lnic_alloc), or ordinary pages it moved into a segment in place. */
 struct lnic_seg {
-  struct hw_hostmem hm;   /* hm.base == start, hm.len == length */
+  struct hostmem hm;   /* hm.base == start, hm.len == length */
   unsigned refs;          /* registrations using it (+1 while lnic_alloc owns it) */
   bool allocated;         /* from lnic_alloc */
   struct lnic_seg *next;

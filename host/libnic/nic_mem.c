@@ -13,7 +13,7 @@
 uint32_t lnic_ptag_new(void) {
   static _Atomic uint32_t ctr;
   uint32_t zero = 0;
-  atomic_compare_exchange_strong(&ctr, &zero, (uint32_t)hw_mono_ns() & 0xfff);
+  atomic_compare_exchange_strong(&ctr, &zero, (uint32_t)futex_now_ns() & 0xfff);
   uint32_t c = atomic_fetch_add(&ctr, 1) & 0xfff;
   uint32_t t = (((uint32_t)getpid() & 0xfff) << 12) | c;
   return t ? t : 1;

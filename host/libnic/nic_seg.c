@@ -1,4 +1,4 @@
-/* Making host memory DMA-able. The NIC reaches only shared memory segments (hw/hostmem.h),
+/* Making host memory DMA-able. The NIC reaches only shared memory segments (iface/hostmem.h),
  * so ordinary pages (malloc, static data) are moved into a segment *in place*: libnic checks
  * the pages in /proc/self/maps, copies them into a fresh segment, and maps the segment over
  * them with MAP_FIXED | MAP_SHARED. The addresses the program holds stay valid and now name
@@ -101,7 +101,7 @@ static int make_shared(uintptr_t start, size_t len, struct lnic_seg **out) {
   if (rc) return rc;
   struct lnic_seg *s = calloc(1, sizeof *s);
   if (!s) return -ENOMEM;
-  rc = hw_hostmem_create(&s->hm, len);
+  rc = hostmem_create(&s->hm, len);
   if (rc) {
     free(s);
     return rc;
@@ -113,7 +113,7 @@ static int make_shared(uintptr_t start, size_t len, struct lnic_seg **out) {
   int e = errno;
   if (fd >= 0) close(fd);
   if (p == MAP_FAILED) {
-    hw_hostmem_destroy(&s->hm);
+    hostmem_destroy(&s->hm);
     free(s);
     return -e;
   }
@@ -128,7 +128,7 @@ static void seg_release_locked(struct lnic_seg *s) {
   if (--s->refs) return;
   seg_unlist(s);
   if (s->allocated) {
-    hw_hostmem_destroy(&s->hm);          /* libnic's own memory: unmap too */
+    hostmem_destroy(&s->hm);          /* libnic's own memory: unmap too */
   } else {
     shm_unlink(s->hm.name);              /* in-place pages stay mapped (the program's) */
   }
@@ -182,7 +182,7 @@ int lnic_seg_region(struct hwin *w, struct lnic_seg *s, uintptr_t addr, size_t l
 void *lnic_alloc(size_t len) {
   struct lnic_seg *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  if (hw_hostmem_create(&s->hm, len) != 0) {
+  if (hostmem_create(&s->hm, len) != 0) {
     free(s);
     return NULL;
   }

@@ -13,7 +13,7 @@ static bool pid_dead(uint32_t pid) {
   return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* A new VI starts with zeroed rings (firmware/nicd/CONNECT.md). */
+/* A new VI starts with zeroed rings (nicd/CONNECT.md). */
 static void wq_init(struct lnic_wq *q, uint32_t ring_addr, volatile struct hostif_ring *r) {
   memset(q, 0, sizeof *q);
   q->ring_addr = ring_addr;

@@ -18,16 +18,16 @@ $(SOVIA_LIB_SAN): $(SOVIA_SAN_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # The LD_PRELOAD shim build/lib/libsovia_preload.so: preload*.c with SOVIA, VIPL, libnic and
-# the hw objects, all compiled -fPIC into build/pic/ (libsovia.a above is unchanged). The
+# the iface/ objects, all compiled -fPIC into build/pic/ (libsovia.a above is unchanged). The
 # lists are literal: host/vipl's module.mk is read after this one.
 SOVIA_PRELOAD    := $(B)/lib/libsovia_preload.so
 SOVIA_PIC_SRCS   := $(sort $(wildcard host/sovia/preload*.c)) $(SOVIA_SRCS) $(sort $(wildcard host/vipl/*.c)) \
-                    $(sort $(wildcard host/libnic/*.c)) hw/window.c hw/hostmem.c hw/futex.c $(IFACE_HOST_SRCS)
+                    $(sort $(wildcard host/libnic/*.c)) $(IFACE_SRCS)
 SOVIA_PIC_OBJS   := $(SOVIA_PIC_SRCS:%.c=$(B)/pic/%.o)
 BINS             += $(SOVIA_PRELOAD)
 
-$(B)/pic/host/vipl/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic -Ihw -Ifirmware/include
-$(B)/pic/host/libnic/%.o: INCLUDES += -Ihost/libnic -Ihw -Ifirmware/include
+$(B)/pic/host/vipl/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic
+$(B)/pic/host/libnic/%.o: INCLUDES += -Ihost/libnic
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,9 +1,8 @@
-# host/tools: nicstat, the NIC counters tool (with the simulator's fault names: libiss, whose
-# variable a later fragment defines).
+# host/tools: nicstat, the NIC counters tool.
 BINS += $(B)/bin/nicstat
 $(B)/obj/host/tools/%.o $(B)/san/host/tools/%.o: INCLUDES += $(LIBNIC_INCLUDES)
 
-$(B)/bin/nicstat: $(B)/obj/host/tools/nicstat.o $(LIBNIC_LIB) $(B)/lib/libiss.a
+$(B)/bin/nicstat: $(B)/obj/host/tools/nicstat.o $(LIBNIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 

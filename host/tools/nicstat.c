@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../hw/lanai/iss.h"
 #include "libnic.h"
 
 static const char *const hw_names[HW_CTR_N] = {
@@ -25,20 +24,17 @@ static const char *const hw_names[HW_CTR_N] = {
   "recv_frames", "recv_bytes", "recv_msgs", "recv_truncated",
 };
 
-static const char *const class_names[HW_CPU_NCLASS] = {
-  "idle", "doorbell", "host DMA done", "receive", "send done", "timer", "VM activation", "other",
-};
 
 static void show_cpu(const struct hw_cpu *c, bool faulted) {
   printf("  processor: LANai (instruction-set simulator), pc 0x%08x, %" PRIu64 " instructions, %"
          PRIu64 " cycles\n", c->pc, c->insns, c->cycles);
   if (faulted)
     printf("    FAULTED: %s at pc 0x%08x word 0x%08x (address 0x%08x)\n",
-           iss_fault_name((enum iss_fault)c->fault), c->pc, c->fault_word, c->fault_addr);
+           hw_cpu_fault_name(c->fault), c->pc, c->fault_word, c->fault_addr);
   printf("    %-14s %14s %14s\n", "event class", "instructions", "cycles");
   for (unsigned k = 0; k < HW_CPU_NCLASS; k++)
     if (c->class_insns[k])
-      printf("    %-14s %14" PRIu64 " %14" PRIu64 "\n", class_names[k], c->class_insns[k],
+      printf("    %-14s %14" PRIu64 " %14" PRIu64 "\n", hw_cpu_class_name(k), c->class_insns[k],
              c->class_cycles[k]);
 }
 

@@ -1,5 +1,5 @@
 # host/vipl: the VIA 1.0 VI Provider Library over libnic. build/lib/libvipl.a is
-# self-contained (VIPL + libnic + the hw window objects): programs link it alone.
+# self-contained (VIPL + libnic + the iface/ objects): programs link it alone.
 VIPL_SRCS     := $(sort $(wildcard host/vipl/*.c))
 VIPL_OBJS     := $(VIPL_SRCS:%.c=$(B)/obj/%.o)
 VIPL_SAN_OBJS := $(VIPL_SRCS:%.c=$(B)/san/%.o)
@@ -10,10 +10,10 @@ BINS          += $(VIPL_LIB)
 
 $(B)/obj/host/vipl/%.o $(B)/san/host/vipl/%.o: INCLUDES += $(VIPL_INCLUDES)
 
-$(VIPL_LIB): $(VIPL_OBJS) $(LIBNIC_OBJS) $(LIBNIC_HW_SRCS:%.c=$(B)/obj/%.o)
+$(VIPL_LIB): $(VIPL_OBJS) $(LIBNIC_OBJS) $(IFACE_SRCS:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(VIPL_LIB_SAN): $(VIPL_SAN_OBJS) $(LIBNIC_SAN_OBJS) $(LIBNIC_HW_SRCS:%.c=$(B)/san/%.o)
+$(VIPL_LIB_SAN): $(VIPL_SAN_OBJS) $(LIBNIC_SAN_OBJS) $(IFACE_SRCS:%.c=$(B)/san/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^

@@ -1,4 +1,4 @@
-/* The client side of nicd's connection manager (firmware/nicd/CONNECT.md): a unix stream
+/* The client side of nicd's connection manager (nicd/CONNECT.md): a unix stream
  * socket, one text line per request and per reply; a blocking request is given up by closing
  * the connection. Also the VIP_NET_ADDRESS encoding: the host address is the NIC's node id,
  * two bytes big-endian; the discriminator bytes follow it (hex on the wire to nicd). */

@@ -6,18 +6,7 @@
 #include "../be.h"
 #include "iss_internal.h"
 
-const char *iss_fault_name(enum iss_fault f)
-{
-  switch (f) {
-  case ISS_FAULT_NONE: return "no fault";
-  case ISS_FAULT_UNDEFINED: return "undefined instruction";
-  case ISS_FAULT_MISALIGNED: return "misaligned access";
-  case ISS_FAULT_BUS: return "bus error";
-  case ISS_FAULT_RUNAWAY: return "runaway firmware";
-  case ISS_FAULT_HALTED: return "halted";
-  }
-  return "unknown fault";
-}
+const char *iss_fault_name(enum iss_fault f) { return hw_cpu_fault_name(f); }
 
 struct iss *iss_new(uint8_t *sram, uint32_t sram_size, const struct iss_bus *bus)
 {

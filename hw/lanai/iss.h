@@ -16,18 +16,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "window.h" /* HW_CPU_FAULTS */
+
 #define ISS_REG_BASE 0xfffffe00u /* the register page (firmware/nic/board_lanai.c) */
 #define ISS_REG_SIZE 0x200u
 #define ISS_NCLASS   8u          /* event classes instructions and cycles are charged to */
 
+/* Why the processor stopped: the codes and names the NIC window publishes (cpu.fault,
+ * HW_CPU_FAULTS in iface/window.h), which nicstat prints. */
 enum iss_fault {
-  ISS_FAULT_NONE = 0,
-  ISS_FAULT_UNDEFINED,   /* an instruction word the ISA does not define */
-  ISS_FAULT_MISALIGNED,  /* a fetch, load or store not aligned to its size */
-  ISS_FAULT_BUS,         /* an address outside SRAM and the register page, or a register the
-                            bus refuses (sub-word or unknown) */
-  ISS_FAULT_RUNAWAY,     /* raised by the host (iss_fault_raise): no event handled for too long */
-  ISS_FAULT_HALTED,      /* the firmware parked in a branch to itself (main returned) */
+  ISS_FAULT_NONE = HW_CPU_FAULT_NONE,
+  ISS_FAULT_UNDEFINED = HW_CPU_FAULT_UNDEFINED,   /* an instruction word the ISA does not define */
+  ISS_FAULT_MISALIGNED = HW_CPU_FAULT_MISALIGNED, /* a fetch, load or store not aligned to its size */
+  ISS_FAULT_BUS = HW_CPU_FAULT_BUS,               /* an address outside SRAM and the register page,
+                                                     or a register the bus refuses (sub-word or
+                                                     unknown) */
+  ISS_FAULT_RUNAWAY = HW_CPU_FAULT_RUNAWAY,       /* raised by the host (iss_fault_raise): no event
+                                                     handled for too long */
+  ISS_FAULT_HALTED = HW_CPU_FAULT_HALTED,         /* the firmware parked in a branch to itself (main
+                                                     returned) */
 };
 /* "undefined instruction", ...: a name for messages and nicstat. */
 const char *iss_fault_name(enum iss_fault f);

@@ -1,3 +1,3 @@
 /* proofs/units/ring.c: a translation unit for the `ring` proof module; it only includes
- * firmware/include/ring.h, whose static inline functions the module proves (+fct:). */
+ * iface/ring.h, whose static inline functions the module proves (+fct:). */
 #include "ring.h"

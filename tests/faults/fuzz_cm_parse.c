@@ -1,5 +1,5 @@
 /* libFuzzer target: arbitrary request lines through nicd's connection manager parser
- * (firmware/nicd/cmparse.c). Whatever it accepts has the shape its verb asks for: every string
+ * (nicd/cmparse.c). Whatever it accepts has the shape its verb asks for: every string
  * a non-empty field of the line without spaces; every number the decimal field it came from. */
 #include <assert.h>
 #include <stdint.h>

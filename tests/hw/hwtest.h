@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../../hw/hostmem.h"
+#include "hostmem.h"
 #include "../../hw/nic.h"
 
 /* A NIC with the default configuration (and the given timing and node). */

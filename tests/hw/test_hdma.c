@@ -9,7 +9,7 @@
 
 struct fix {
   struct nic *nic;
-  struct hw_hostmem mem;
+  struct hostmem mem;
   uint64_t host;   /* host address of the registered region (the first 64 KiB) */
   int region;
 };
@@ -18,7 +18,7 @@ static int setup(void **state) {
   static struct fix f;
   memset(&f, 0, sizeof f);
   f.nic = t_nic(0, NIC_TIMING_MODEL);
-  assert_int_equal(hw_hostmem_create(&f.mem, 128 * 1024), 0);
+  assert_int_equal(hostmem_create(&f.mem, 128 * 1024), 0);
   f.region = hwin_region_add(nic_window(f.nic), &f.mem, 0, 64 * 1024, PTAG,
                              HW_ACC_NIC_READ | HW_ACC_NIC_WRITE, &f.host);
   assert_true(f.region >= 0);
@@ -30,7 +30,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
   struct fix *f = *state;
   nic_destroy(f->nic);
-  hw_hostmem_destroy(&f->mem);
+  hostmem_destroy(&f->mem);
   return 0;
 }
 
@@ -263,8 +263,8 @@ static void channels_share_the_engine(void **state) {
 static void fast_mode(void **state) {
   (void)state;
   struct nic *nic = t_nic(0, NIC_TIMING_FAST);
-  struct hw_hostmem m;
-  assert_int_equal(hw_hostmem_create(&m, 1 << 20), 0);
+  struct hostmem m;
+  assert_int_equal(hostmem_create(&m, 1 << 20), 0);
   uint64_t host;
   assert_true(hwin_region_add(nic_window(nic), &m, 0, 1 << 20, 1, HW_ACC_NIC_READ, &host) >= 0);
   t_fill(m.base, 1 << 20, 6);
@@ -277,7 +277,7 @@ static void fast_mode(void **state) {
   assert_memory_equal(nic_sram_ptr(nic, 0x100000, 1 << 20), m.base, 1 << 20);
   assert_int_equal(t_desc_read(nic, 0x100).csum, t_ref_sum(m.base, 1 << 20));
   nic_destroy(nic);
-  hw_hostmem_destroy(&m);
+  hostmem_destroy(&m);
 }
 
 int main(void) {

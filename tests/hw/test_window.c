@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../hw/futex.h"
+#include "futex.h"
 #include "hwtest.h"
 #include "wait.h"
 
@@ -31,8 +31,8 @@ struct cmd {
 static int host_main(int fd, const char *name) {
   struct hwin w;
   if ((name ? hwin_open(&w, name) : hwin_open_fd(&w, fd)) != 0) return 10;
-  struct hw_hostmem m;
-  if (hw_hostmem_create(&m, 65536) != 0) return 11;
+  struct hostmem m;
+  if (hostmem_create(&m, 65536) != 0) return 11;
   memset(m.base, 0x33, m.len);
   t_fill(m.base, LEN, 21);
   struct cmd c = {.len = LEN, .ptag = PTAG, .sum = t_ref_sum(m.base, LEN)};
@@ -46,7 +46,7 @@ static int host_main(int fd, const char *name) {
   if (memcmp(m.base + BACK, m.base, LEN) != 0) return 16;
   for (size_t i = REGION; i < m.len; i++)
     if (m.base[i] != 0x33) return 17; /* the refused DMA touched nothing */
-  hw_hostmem_destroy(&m);
+  hostmem_destroy(&m);
   hwin_close(&w);
   return 0;
 }
@@ -63,13 +63,13 @@ static uint32_t dma(struct nic *nic, uint16_t dir, uint32_t sram, uint64_t host,
 
 static void serve_one(struct nic *nic, pid_t child) {
   /* Wait for the doorbell: poll, then sleep on the futex; bounded overall. */
-  uint64_t deadline = hw_mono_ns() + 20000000000ull;
+  uint64_t deadline = futex_now_ns() + 20000000000ull;
   for (;;) {
     nic_advance(nic, nic_clock(nic) + 1);
     if (nic_events(nic) & NIC_ISR_HOST_SIG) break;
     int st;
     if (waitpid(child, &st, WNOHANG) == child) fail_msg("host exited early: %d", WEXITSTATUS(st));
-    assert_true(hw_mono_ns() < deadline);
+    assert_true(futex_now_ns() < deadline);
     t_doorbell_wait(nic, 100000000);
   }
   assert_int_equal(nic_doorbells_take(nic), 1);

@@ -1,4 +1,5 @@
-# tests/iface: the shared contracts of iface/ (wait/wake protocol, naming).
+# tests/iface: the shared contracts of iface/ (wait/wake protocol, naming, host memory; the
+# window's tests are tests/hw/test_window, as they need a NIC to map).
 IFACE_T     := $(B)/tests/iface
 IFACE_TESTS := test_wait
 TEST_BINS   += $(IFACE_TESTS:%=$(IFACE_T)/%)
@@ -20,3 +21,10 @@ FUZZ_BINS += $(B)/fuzz/fuzz_naming
 $(B)/fuzz/fuzz_naming: tests/iface/fuzz_naming.c iface/naming.c iface/naming.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/iface/fuzz_naming.c iface/naming.c
+
+IFACE_TESTS += test_hostmem
+TEST_BINS   += $(IFACE_T)/test_hostmem
+TESTS       += $(IFACE_T)/test_hostmem
+$(IFACE_T)/test_hostmem: $(B)/san/tests/iface/test_hostmem.o $(B)/san/iface/hostmem.o $(B)/san/iface/futex.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -lcmocka -lrt -o $@

@@ -38,7 +38,7 @@ $(ISS_DIS): $(B)/san/tests/iss/iss_dis.o $(ISS_LIB_SAN)
 
 # The PANIC VM conformance suite as a freestanding program: the cases extracted on the host.
 ISS_VM_GEN := $(ISS_T)/vm_cases_gen
-$(B)/san/tests/iss/vm_cases_gen.o: INCLUDES += -Ihost/pdlc -Ifirmware/vm
+$(B)/san/tests/iss/vm_cases_gen.o: INCLUDES += -Itools/pdlc -Ifirmware/vm
 $(ISS_VM_GEN): $(B)/san/tests/iss/vm_cases_gen.o $(PDL_LIB_SAN_OBJS) $(VM_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -o $@

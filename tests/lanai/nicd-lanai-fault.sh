@@ -18,10 +18,10 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
 
 map=${IMG%.img}.map
-at=$(awk '$1 == "symbol" && $5 == "fw_vm_doorbell" { print $2 }' "$map")
-[[ -n $at ]] || { echo "no fw_vm_doorbell in $map"; exit 1; }
+at=$(awk '$1 == "symbol" && $5 == "fw_vm_ctl_doorbell" { print $2 }' "$map")
+[[ -n $at ]] || { echo "no fw_vm_ctl_doorbell in $map"; exit 1; }
 
-# patched NAME WORD...: a copy of the image (and its map) with WORDs from fw_vm_doorbell on.
+# patched NAME WORD...: a copy of the image (and its map) with WORDs from fw_vm_ctl_doorbell on.
 patched() {
   local name=$1; shift
   cp "$IMG" "$work/$name.img"; cp "$map" "$work/$name.map"

@@ -1,4 +1,4 @@
-/* Unit tests of the relocation patches (firmware/lanai/ld/reloc.c). Expected words are
+/* Unit tests of the relocation patches (tools/lanai-ld/reloc.c). Expected words are
  * llvm-mc's encodings of the same instruction with the value written in literally
  * (`llvm-mc -triple=lanai -show-encoding`), applied to the zero-field templates clang
  * leaves in objects. */

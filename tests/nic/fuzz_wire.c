@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   assert(memcmp(a, again, sizeof a) == 0);
   if (h.len <= size - FW_WIRE_HDR_LEN && FW_WIRE_TRAILER_LEN <= size - FW_WIRE_HDR_LEN - h.len) {
     const uint8_t *p = data + FW_WIRE_HDR_LEN;
-    uint16_t sum = fw_csum(p, h.len);
+    uint16_t sum = fw_wire_csum(p, h.len);
     if (fw_wire_trailer_ok(p + h.len, sum)) {   /* a good trailer is one put would write */
       uint8_t t[FW_WIRE_TRAILER_LEN];
       fw_wire_trailer_put(t, sum, true);

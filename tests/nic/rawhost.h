@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../hw/window.h"
+#include "window.h"
 #include "hostif.h"
 
 struct hostif_vi *rh_vi(struct hwin *w, unsigned vi);

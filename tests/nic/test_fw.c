@@ -15,6 +15,8 @@
 #include "board_emu.h"
 #include "datapath_hal.h"
 #include "fw.h"
+#include "fw_dispatch.h"
+#include "fw_init.h"
 #include "rawhost.h"
 
 #define PTAG 0x5151u
@@ -28,7 +30,7 @@ struct rig {
   struct fw_board bd[2];
   struct fw fw[2];
   struct hwin *w[2];
-  struct hw_hostmem mem[2];
+  struct hostmem mem[2];
   uint64_t base[2];   /* host address of mem[i] (registered with PTAG on NIC i) */
   size_t used[2];
   uint64_t now;
@@ -51,7 +53,7 @@ static void rig_up(bool fine) {
     struct fw_config fc = {.fine_mode = fine};
     if (fw_init(&R.fw[i], &R.bd[i], &fc) != 0) { printf("fw_init failed\n"); exit(1); }
     R.w[i] = nic_window(R.nic[i]);
-    if (hw_hostmem_create(&R.mem[i], MEMLEN) != 0) { printf("hostmem\n"); exit(1); }
+    if (hostmem_create(&R.mem[i], MEMLEN) != 0) { printf("hostmem\n"); exit(1); }
     /* The first MiB is registered with another tag, the last MiB not at all. */
     uint64_t a;
     int rg = hwin_region_add(R.w[i], &R.mem[i], 1u << 20, MEMLEN - (2u << 20), PTAG,
@@ -68,7 +70,7 @@ static void rig_up(bool fine) {
 static void rig_down(void) {
   for (int i = 0; i < 2; i++) {
     nic_destroy(R.nic[i]);
-    hw_hostmem_destroy(&R.mem[i]);
+    hostmem_destroy(&R.mem[i]);
   }
   fabric_close(R.fab);
 }
@@ -101,8 +103,8 @@ static bool bounds_ok(const struct fw *fw) {
 static bool run(bool (*pred)(void *), void *ctx) {
   for (long it = 0; it < 50000000; it++) {
     nic_advance_all(R.nic, 2, R.now);
-    bool did = fw_poll(&R.fw[0]);
-    did |= fw_poll(&R.fw[1]);
+    bool did = fw_dispatch_poll(&R.fw[0]);
+    did |= fw_dispatch_poll(&R.fw[1]);
     if (!bounds_ok(&R.fw[0]) || !bounds_ok(&R.fw[1])) bounds_broken++;
     if (pred && pred(ctx)) return true;
     uint64_t t = nic_next_due(R.nic[0]), t1 = nic_next_due(R.nic[1]);
@@ -405,7 +407,7 @@ static size_t make_msg(uint8_t *out, unsigned dst_vi, const uint8_t *payload, ui
                           .dst_vi = (uint16_t)dst_vi, .len = n, .msg_len = n};
   fw_wire_encode(out, &h);
   memcpy(out + FW_WIRE_HDR_LEN, payload, n);
-  uint16_t t = (uint16_t)~fw_csum(payload, n);
+  uint16_t t = (uint16_t)~fw_wire_csum(payload, n);
   if (bad_sum) t ^= 0x0100;
   uint8_t *tr = out + FW_WIRE_HDR_LEN + n;
   tr[0] = (uint8_t)(t >> 8);

@@ -56,7 +56,7 @@ static void header_rejects(void **state) {
     pkt[bad[i].off] = bad[i].val;
     /* Re-sum so that only the field is wrong, not the checksum. */
     pkt[2] = pkt[3] = 0;
-    uint16_t c = (uint16_t)~fw_csum(pkt, FW_WIRE_HDR_LEN);
+    uint16_t c = (uint16_t)~fw_wire_csum(pkt, FW_WIRE_HDR_LEN);
     pkt[2] = (uint8_t)(c >> 8);
     pkt[3] = (uint8_t)c;
     assert_false(fw_wire_decode(pkt, &g));
@@ -74,7 +74,7 @@ static void trailer_against_the_engine(void **state) {
     uint8_t payload[80], t[FW_WIRE_TRAILER_LEN];
     for (uint32_t i = 0; i < len; i++) payload[i] = (uint8_t)(i * 37 + len);
     uint16_t engine = hw_csum_sum_of(payload, len);
-    assert_int_equal(fw_csum(payload, len), engine);
+    assert_int_equal(fw_wire_csum(payload, len), engine);
     fw_wire_trailer_put(t, engine, true);
     assert_true(fw_wire_trailer_ok(t, engine));
     assert_int_equal(t[2] | t[3], 0);
@@ -88,8 +88,8 @@ static void trailer_against_the_engine(void **state) {
     t[3] = 1;
     assert_false(fw_wire_trailer_ok(t, engine));
   }
-  assert_int_equal(fw_csum_add(0xffff, 1), 1);
-  assert_int_equal(fw_csum_add(0x8000, 0x8000), 1);
+  assert_int_equal(fw_wire_csum_add(0xffff, 1), 1);
+  assert_int_equal(fw_wire_csum_add(0x8000, 0x8000), 1);
 }
 
 static void panic_view_round_trip(void **state) {
@@ -108,7 +108,7 @@ static void panic_view_round_trip(void **state) {
     assert_int_equal(h.type, FW_WIRE_PANIC);
     assert_int_equal(h.src_vi, 0);
     h.src_node = ks[i].peer;   /* as received from that peer */
-    h.msg_len = h.len;         /* as fw_tx_local sends it: one message */
+    h.msg_len = h.len;         /* as fw_txlocal_queue sends it: one message */
     uint8_t pkt[FW_WIRE_HDR_LEN];
     fw_wire_encode(pkt, &h);
     assert_true(fw_wire_decode(pkt, &g));

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../hw/futex.h"
+#include "futex.h"
 #include "rawhost.h"
 
 #define PTAG 0x77u
@@ -71,12 +71,12 @@ static const char *cm_read(int fd) {
 }
 
 static bool wait_done(struct hwin *w, unsigned vi, bool sq, uint32_t n, int *err) {
-  uint64_t until = hw_mono_ns() + 10000000000ull;
+  uint64_t until = futex_now_ns() + 10000000000ull;
   while (rh_done(w, vi, sq) < n) {
     uint32_t got;
     int rc = wait_signal(w->regs, HOSTIF_SIG_VI(vi), 100000000, WAIT_HOST_SPIN_NS, NULL, NULL, &got);
     if (rc == -EPIPE) { *err = rc; return false; }
-    if (hw_mono_ns() > until) { *err = -ETIMEDOUT; return false; }
+    if (futex_now_ns() > until) { *err = -ETIMEDOUT; return false; }
   }
   return true;
 }
@@ -141,8 +141,8 @@ int main(void) {
         "VI table after ACCEPT");
 
   /* Data: one 300 KB message and 200 small ones, NIC 0 -> NIC 1, over nicd. */
-  struct hw_hostmem m;
-  CHECK(hw_hostmem_create(&m, 4u << 20) == 0, "hostmem");
+  struct hostmem m;
+  CHECK(hostmem_create(&m, 4u << 20) == 0, "hostmem");
   uint64_t a0, a1;
   hwin_region_add(&w[0], &m, 0, 2u << 20, PTAG, HW_ACC_NIC_READ | HW_ACC_NIC_WRITE, &a0);
   hwin_region_add(&w[1], &m, 2u << 20, 2u << 20, PTAG, HW_ACC_NIC_READ | HW_ACC_NIC_WRITE, &a1);
@@ -207,11 +207,11 @@ int main(void) {
   CHECK(!strncmp(cm_read(s1), "OK tx_msgs=", 11), "STATS");
 
   /* SIGTERM while a host waits: -EPIPE, nicd exits 0 and cleans up. */
-  uint64_t t = hw_mono_ns();
+  uint64_t t = futex_now_ns();
   kill(nicd, SIGTERM);
   uint32_t got;
   int rc = wait_signal(w[0].regs, 1u << 31, 5000000000ll, WAIT_HOST_SPIN_NS, NULL, NULL, &got);
-  CHECK(rc == -EPIPE && hw_mono_ns() - t < 3000000000ull, "wait after SIGTERM: %d", rc);
+  CHECK(rc == -EPIPE && futex_now_ns() - t < 3000000000ull, "wait after SIGTERM: %d", rc);
   int status;
   waitpid(nicd, &status, 0);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "nicd exit status %d", status);
@@ -229,16 +229,16 @@ int main(void) {
   for (int k = 0; k < 500 && !rh_ready(&w[0]); k++) usleep(1000);
   kill(nicd, SIGKILL);
   waitpid(nicd, &status, 0);
-  t = hw_mono_ns();
+  t = futex_now_ns();
   rc = wait_signal(w[0].regs, 1u << 31, 5000000000ll, WAIT_HOST_SPIN_NS, NULL, NULL, &got);
-  CHECK(rc == -EPIPE && hw_mono_ns() - t < 3000000000ull, "wait after SIGKILL: %d", rc);
+  CHECK(rc == -EPIPE && futex_now_ns() - t < 3000000000ull, "wait after SIGKILL: %d", rc);
   hwin_close(&w[0]);
   close(s1);
   for (int i = 0; i < 2; i++) {
     snprintf(name, sizeof name, "%s%d", prefix, i);
     shm_unlink(name);
   }
-  hw_hostmem_destroy(&m);
+  hostmem_destroy(&m);
   char path[300];
   snprintf(path, sizeof path, "%s/hosts", rundir);
   unlink(path);

@@ -1,6 +1,6 @@
 # Tests, fuzz targets and the benchmark for the PANIC VM toolchain (pdlc + firmware/vm).
 PDL_T        := $(B)/tests/pdl
-PDL_INCLUDES := -Ihost/pdlc -Ifirmware/vm
+PDL_INCLUDES := -Itools/pdlc -Ifirmware/vm
 $(B)/obj/tests/pdl/%.o $(B)/san/tests/pdl/%.o: INCLUDES += $(PDL_INCLUDES)
 PDL_T_COMMON := $(B)/san/tests/pdl/nic_host.o $(PDL_LIB_SAN_OBJS) $(VM_SAN_OBJS)
 
@@ -20,11 +20,11 @@ $(PDL_T)/test_vm_api: $(B)/san/tests/pdl/test_vm_api.o $(PDL_T_COMMON)
 PDL_FUZZ_COMMON := tests/pdl/nic_host.c $(PDL_LIB_SRCS) $(VM_SRCS)
 FUZZ_BINS += $(B)/fuzz/fuzz_pdl_vm $(B)/fuzz/fuzz_pdl_parse
 
-$(B)/fuzz/fuzz_pdl_vm: tests/pdl/fuzz_pdl_vm.c $(PDL_FUZZ_COMMON) $(wildcard firmware/vm/*.h host/pdlc/*.h)
+$(B)/fuzz/fuzz_pdl_vm: tests/pdl/fuzz_pdl_vm.c $(PDL_FUZZ_COMMON) $(wildcard firmware/vm/*.h tools/pdlc/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(PDL_INCLUDES) $(FUZZ_FLAGS) tests/pdl/fuzz_pdl_vm.c $(PDL_FUZZ_COMMON) -o $@
 
-$(B)/fuzz/fuzz_pdl_parse: tests/pdl/fuzz_pdl_parse.c $(PDL_FUZZ_COMMON) $(wildcard firmware/vm/*.h host/pdlc/*.h)
+$(B)/fuzz/fuzz_pdl_parse: tests/pdl/fuzz_pdl_parse.c $(PDL_FUZZ_COMMON) $(wildcard firmware/vm/*.h tools/pdlc/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(PDL_INCLUDES) $(FUZZ_FLAGS) tests/pdl/fuzz_pdl_parse.c $(PDL_FUZZ_COMMON) -o $@
 

@@ -3,7 +3,7 @@
  *   1. Firmware instructions and cycles per VIPL message by event class, for 4 B, 1 KiB,
  *      4 KiB and 32 KiB messages (reliable VI, node 1 sends a burst of BURST to node 0): the
  *      sending NIC and the receiving NIC, from the processor counters nicd keeps in each NIC's
- *      window (hw/window.h, struct hw_cpu). Idle polling is left out (it depends on time).
+ *      window (iface/window.h, struct hw_cpu). Idle polling is left out (it depends on time).
  *   2. The simulator's speed inside nicd: instructions over nicd's processor time while it
  *      streams 1 MiB messages.
  *   3. VIPL 4 B ping-pong latency (median, p99) and 1 MiB streaming bandwidth, native and
@@ -32,8 +32,6 @@
 
 static const uint32_t count_sizes[] = {4, 1024, 4096, 32768};
 #define NCOUNT (sizeof count_sizes / sizeof count_sizes[0])
-static const char *const class_names[HW_CPU_NCLASS] = {
-  "idle", "doorbell", "hdma done", "receive", "send done", "timer", "VM", "other"};
 
 struct snap { uint64_t insns[HW_CPU_NCLASS], cycles[HW_CPU_NCLASS]; };
 
@@ -134,7 +132,7 @@ static int counts(struct snap sent[NCOUNT], struct snap recv[NCOUNT]) {
 
 static void print_counts(const char *side, const struct snap c[NCOUNT]) {
   printf("\n%s NIC: firmware instructions / cycles per message, by event class\n", side);
-  printf("%-10s", "class");
+  printf("%-14s", "class");
   for (unsigned i = 0; i < NCOUNT; i++) printf(" | %8u B insns   cycles", count_sizes[i]);
   printf("\n");
   uint64_t ti[NCOUNT] = {0}, tc[NCOUNT] = {0};
@@ -142,7 +140,7 @@ static void print_counts(const char *side, const struct snap c[NCOUNT]) {
     bool any = false;
     for (unsigned i = 0; i < NCOUNT; i++) any |= c[i].insns[k] != 0;
     if (!any) continue;
-    printf("%-10s", class_names[k]);
+    printf("%-14s", hw_cpu_class_name(k));
     for (unsigned i = 0; i < NCOUNT; i++) {
       uint64_t n = (uint64_t)BURST * ROUNDS;
       printf(" | %16" PRIu64 " %8" PRIu64, c[i].insns[k] / n, c[i].cycles[k] / n);
@@ -150,7 +148,7 @@ static void print_counts(const char *side, const struct snap c[NCOUNT]) {
     }
     printf("\n");
   }
-  printf("%-10s", "total");
+  printf("%-14s", "total");
   for (unsigned i = 0; i < NCOUNT; i++)
     printf(" | %16" PRIu64 " %8" PRIu64, ti[i] / (BURST * ROUNDS), tc[i] / (BURST * ROUNDS));
   printf("\n");
@@ -207,17 +205,17 @@ out:
 static void print_ping(const struct snap *n0, const struct snap *n1) {
   printf("\nPANIC ping (Fig. 2, %u round trips): firmware instructions / cycles per round trip\n",
          PING_TRIPS);
-  printf("%-10s | %16s %8s | %16s %8s\n", "class", "NIC 0 (ping) insns", "cycles",
+  printf("%-14s | %16s %8s | %16s %8s\n", "class", "NIC 0 (ping) insns", "cycles",
          "NIC 1 (echo) insns", "cycles");
   uint64_t t[4] = {0};
   for (unsigned k = 1; k < HW_CPU_NCLASS; k++) {
     if (!n0->insns[k] && !n1->insns[k]) continue;
-    printf("%-10s | %18" PRIu64 " %8" PRIu64 " | %18" PRIu64 " %8" PRIu64 "\n", class_names[k],
+    printf("%-14s | %18" PRIu64 " %8" PRIu64 " | %18" PRIu64 " %8" PRIu64 "\n", hw_cpu_class_name(k),
            n0->insns[k] / PING_TRIPS, n0->cycles[k] / PING_TRIPS, n1->insns[k] / PING_TRIPS,
            n1->cycles[k] / PING_TRIPS);
     t[0] += n0->insns[k], t[1] += n0->cycles[k], t[2] += n1->insns[k], t[3] += n1->cycles[k];
   }
-  printf("%-10s | %18" PRIu64 " %8" PRIu64 " | %18" PRIu64 " %8" PRIu64 "\n", "total",
+  printf("%-14s | %18" PRIu64 " %8" PRIu64 " | %18" PRIu64 " %8" PRIu64 "\n", "total",
          t[0] / PING_TRIPS, t[1] / PING_TRIPS, t[2] / PING_TRIPS, t[3] / PING_TRIPS);
 }
 

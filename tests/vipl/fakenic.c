@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../hw/window_nic.h" /* a fake NIC: it creates the window and raises signals */
+
 int fake_create(struct fakenic *f, int n, bool publish) {
   snprintf(f->name, sizeof f->name, "/verinic-t%d-%d", (int)getpid(), n);
   int rc = hwin_create(&f->w, f->name, HW_SRAM_DEFAULT, (uint16_t)n);
@@ -19,7 +21,7 @@ int fake_create(struct fakenic *f, int n, bool publish) {
   return 0;
 }
 
-void fake_destroy(struct fakenic *f) { hwin_close(&f->w); }
+void fake_destroy(struct fakenic *f) { hwin_destroy(&f->w); }
 
 static volatile struct hostif_vi *vi_at(struct fakenic *f, unsigned i) {
   return (volatile struct hostif_vi *)(void *)(f->w.sram + HOSTIF_VI_ADDR(i));

@@ -16,7 +16,8 @@ $(VIPL_E2E:%=$(VIPL_T)/%): $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(NICD_RUN_OBJ_S
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) -o $@
 
-$(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/fakenic.o $(VIPL_LIB_SAN)
+$(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(B)/san/tests/vipl/fakenic.o $(B)/san/hw/window_nic.o \
+             $(VIPL_LIB_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) -o $@
 

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../hw/window_nic.h"
 #include "fakenic.h"
 #include "vtest.h"
 

@@ -1,0 +1,17 @@
+/* fw_rq.h: NIC-side VIA, receive side (fw_rq.c): classification, receive descriptor matching,
+ * reassembly, RDMA Write, completions. Freestanding. */
+#ifndef FW_RQ_H
+#define FW_RQ_H
+
+#include "fw.h"
+
+/* Decides where the message in receive buffer buf goes (its header parsed): rxi[buf].verdict,
+ * drop_reason and the host pieces. RDMA's first host DMA on the buffer calls it. */
+void fw_rq_classify(struct fw *fw, unsigned buf);
+/* The message in receive buffer buf is complete (rx_complete): judged, delivered or dropped,
+ * its descriptor completed, an ACK or NACK owed. */
+void fw_rq_finish(struct fw *fw, unsigned buf);
+/* Completes every receive descriptor posted on the VI FLUSHED (its connection broke). */
+void fw_rq_flush(struct fw *fw, unsigned vi);
+
+#endif

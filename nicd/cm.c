@@ -1,0 +1,411 @@
+/* cm.c: the connection manager: a thread serving the line protocol of CONNECT.md on a unix
+ * socket. Pending connection requests wait in a table until a WAIT on their (node,
+ * discriminator) takes them; ACCEPT pairs the two VIs in the VI tables (vitab.c) and answers
+ * both sides; a client that closes its connection withdraws what it was waiting for. Every
+ * 100 ms it also reaps VIs whose owner process died (vitab_reap). Limits (CONNECT.md): at most
+ * MAXCLI connections, MAXPERPID of one process; a connection without a blocking request that
+ * sends no line for the idle time is closed (and the most idle one makes room for a new
+ * client when the table is full); one request line per connection per round, so a client
+ * that pipelines cannot starve the others; a client that does not read its replies is
+ * closed, never waited for. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "futex.h"
+#include "nicd.h"
+
+#define MAXCLI    256
+#define MAXPERPID 64
+#define MAXREQ    64
+#define LINE      256
+
+struct client {
+  int fd;
+  pid_t pid;               /* the peer process (SO_PEERCRED) */
+  uint64_t last;           /* when it connected or last sent a request */
+  char buf[LINE];
+  size_t len;
+  bool waiting;            /* a WAIT is outstanding */
+  bool dead;               /* to be closed at the end of the round */
+  unsigned wnode;
+  char wdisc[68];
+};
+
+struct req {
+  bool used, taken;
+  int id;
+  int from;                /* requesting client */
+  int taker;               /* the waiting client it was offered to, while taken */
+  unsigned node, vi, rnode;
+  char rdisc[68], mydisc[68];
+};
+
+static struct nicd *D;
+static int lfd = -1;
+static struct client cli[MAXCLI];
+static struct req reqs[MAXREQ];
+static int next_id = 1;
+static pthread_t thr;
+
+static void reply(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(int c, const char *fmt, ...) {
+  char out[LINE + 64];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out, sizeof out - 1, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n > sizeof out - 2) n = (int)sizeof out - 2;
+  out[n++] = '\n';
+  if (cli[c].fd < 0) return;
+  /* Replies are short and a client waits for each: one that lets them pile up unread is
+   * closed at the next round rather than blocking the connection manager. */
+  if (send(cli[c].fd, out, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
+    if (D->verbose) fprintf(stderr, "nicd: client %d does not take its replies: closed\n", c);
+    cli[c].dead = true;
+  }
+}
+
+static bool disc_ok(const char *s) {
+  if (!strcmp(s, "-")) return true;
+  size_t n = strlen(s);
+  if (n == 0 || n > 64) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!strchr("0123456789abcdefABCDEF", s[i])) return false;
+  return true;
+}
+
+static void offer(int c, struct req *r) {
+  r->taken = true;
+  r->taker = c;
+  cli[c].waiting = false;
+  reply(c, "OK REQUEST %d %u %u %s %u", r->id, r->node, r->vi, r->mydisc,
+        vitab_vi(D, r->node, r->vi)->reliability);
+}
+
+/* Offers an untaken request to a client waiting for it, if there is one. */
+static void reoffer(struct req *r) {
+  for (int k = 0; k < MAXCLI; k++)
+    if (cli[k].fd >= 0 && cli[k].waiting && cli[k].wnode == r->rnode &&
+        !strcmp(cli[k].wdisc, r->rdisc)) {
+      offer(k, r);
+      return;
+    }
+}
+
+static struct req *find_req(int id) {
+  for (int i = 0; i < MAXREQ; i++)
+    if (reqs[i].used && reqs[i].id == id) return &reqs[i];
+  return NULL;
+}
+
+static void do_stats(int c, unsigned node) {
+  const volatile struct hostif_counters *k =
+      nic_sram_ptr(D->nic[node], HOSTIF_COUNTERS_ADDR, sizeof(struct hostif_counters));
+  reply(c,
+        "OK tx_msgs=%llu tx_bytes=%llu rx_msgs=%llu rx_bytes=%llu drop_no_vi=%llu "
+        "drop_no_desc=%llu drop_malformed=%llu drop_checksum=%llu truncated=%llu "
+        "protection=%llu format=%llu",
+        (unsigned long long)k->tx_msgs, (unsigned long long)k->tx_bytes,
+        (unsigned long long)k->rx_msgs, (unsigned long long)k->rx_bytes,
+        (unsigned long long)k->rx_drop_no_vi, (unsigned long long)k->rx_drop_no_desc,
+        (unsigned long long)k->rx_drop_malformed, (unsigned long long)k->rx_drop_checksum,
+        (unsigned long long)k->rx_truncated, (unsigned long long)k->protection_errors,
+        (unsigned long long)k->format_errors);
+}
+
+/* A NIC whose processor faulted (nicd --lanai) takes no part in connection set-up. */
+static bool nic_up(unsigned node) {
+  return node < D->n && atomic_load(&nic_window(D->nic[node])->regs->state) == HW_NIC_RUNNING;
+}
+
+/* WAITs on a NIC that faulted end with an error (hosts learn it from their next call). */
+static void fail_waits(void) {
+  for (int c = 0; c < MAXCLI; c++)
+    if (cli[c].fd >= 0 && cli[c].waiting && !nic_up(cli[c].wnode)) {
+      cli[c].waiting = false;
+      reply(c, "ERR NONIC the NIC faulted");
+    }
+}
+
+static bool has_request(int c) {
+  for (int i = 0; i < MAXREQ; i++)
+    if (reqs[i].used && reqs[i].from == c) return true;
+  return false;
+}
+
+static void do_wait(int c, unsigned node, const char *disc) {
+  if (node >= D->n) { reply(c, "ERR NONIC no such NIC"); return; }
+  if (!nic_up(node)) { reply(c, "ERR NONIC the NIC faulted"); return; }
+  if (!disc_ok(disc)) { reply(c, "ERR INVAL bad discriminator"); return; }
+  if (cli[c].waiting || has_request(c)) { reply(c, "ERR BUSY a blocking request is outstanding"); return; }
+  cli[c].waiting = true;
+  cli[c].wnode = node;
+  snprintf(cli[c].wdisc, sizeof cli[c].wdisc, "%s", disc);
+  for (int i = 0; i < MAXREQ; i++)
+    if (reqs[i].used && !reqs[i].taken && reqs[i].rnode == node && !strcmp(reqs[i].rdisc, disc)) {
+      offer(c, &reqs[i]);
+      return;
+    }
+}
+
+static void do_connect(int c, unsigned node, unsigned vi, unsigned rnode, const char *rdisc,
+                       const char *mydisc) {
+  if (node >= D->n || rnode >= D->n) { reply(c, "ERR NONIC no such NIC"); return; }
+  if (!nic_up(node) || !nic_up(rnode)) { reply(c, "ERR NONIC the NIC faulted"); return; }
+  struct hostif_vi *v = vitab_vi(D, node, vi);
+  if (!v || __atomic_load_n(&v->state, __ATOMIC_ACQUIRE) != HOSTIF_VI_IDLE) {
+    reply(c, "ERR STATE the VI is not idle");
+    return;
+  }
+  if (!disc_ok(rdisc) || !disc_ok(mydisc)) { reply(c, "ERR INVAL bad discriminator"); return; }
+  if (cli[c].waiting || has_request(c)) { reply(c, "ERR BUSY a blocking request is outstanding"); return; }
+  struct req *r = NULL;
+  for (int i = 0; i < MAXREQ && !r; i++)
+    if (!reqs[i].used) r = &reqs[i];
+  if (!r) { reply(c, "ERR BUSY too many pending requests"); return; }
+  *r = (struct req){.used = true, .id = next_id++, .from = c, .node = node, .vi = vi, .rnode = rnode};
+  if (next_id == INT_MAX) next_id = 1;
+  snprintf(r->rdisc, sizeof r->rdisc, "%s", rdisc);
+  snprintf(r->mydisc, sizeof r->mydisc, "%s", mydisc);
+  reoffer(r);
+}
+
+static void do_accept(int c, unsigned id, unsigned node, unsigned vi) {
+  struct req *r = find_req((int)id);
+  if (!r || !r->taken) { reply(c, "ERR NOMATCH no such request"); return; }
+  if (vitab_pair(D, node, vi, r->node, r->vi) != 0) {
+    reply(c, "ERR STATE VIs not idle or reliability differs");
+    reply(r->from, "ERR REJECTED the peer VI could not be connected");
+  } else {
+    reply(c, "OK CONNECTED %u %u", r->node, r->vi);
+    reply(r->from, "OK CONNECTED %u %u", node, vi);
+  }
+  r->used = false;
+}
+
+static void do_reject(int c, unsigned id) {
+  struct req *r = find_req((int)id);
+  if (!r) { reply(c, "ERR NOMATCH no such request"); return; }
+  reply(r->from, "ERR REJECTED rejected by the peer");
+  reply(c, "OK");
+  r->used = false;
+}
+
+/* One request line (cmparse.c checks its shape and numbers). */
+static void handle_line(int c, char *line) {
+  struct cm_req q;
+  switch (cm_parse(line, &q)) {
+  case CM_PING: reply(c, "OK nicd %u", D->n); break;
+  case CM_RESOLVE: {
+    int node = hosts_resolve(D->hosts_path, q.s[0]);
+    if (node < 0) reply(c, "ERR NOMATCH no such host");
+    else reply(c, "OK %d", node);
+    break;
+  }
+  case CM_STATS:
+    if (q.n[0] >= D->n) reply(c, "ERR NONIC no such NIC");
+    else do_stats(c, q.n[0]);
+    break;
+  case CM_WAIT: do_wait(c, q.n[0], q.s[0]); break;
+  case CM_CONNECT: do_connect(c, q.n[0], q.n[1], q.n[2], q.s[0], q.s[1]); break;
+  case CM_ACCEPT: do_accept(c, q.n[0], q.n[1], q.n[2]); break;
+  case CM_REJECT: do_reject(c, q.n[0]); break;
+  case CM_DISCONNECT:
+    if (!vitab_vi(D, q.n[0], q.n[1])) { reply(c, "ERR INVAL no such VI"); break; }
+    vitab_disconnect(D, q.n[0], q.n[1]);
+    reply(c, "OK");
+    break;
+  default:
+    reply(c, "ERR INVAL unknown or malformed request (numbers are decimal, fields one space apart)");
+  }
+}
+
+/* A client went away: its own requests die; a request it was offered but had not yet accepted
+ * or rejected (its VipConnectWait timed out at that moment) goes back to waiting, so the
+ * requester is answered by someone else or by its own timeout, never left hanging. */
+static void drop_client(int c) {
+  close(cli[c].fd);
+  cli[c].fd = -1;
+  cli[c].waiting = false;
+  cli[c].dead = false;
+  cli[c].len = 0;
+  for (int i = 0; i < MAXREQ; i++) {
+    if (!reqs[i].used)
+      continue;
+    if (reqs[i].from == c) {
+      reqs[i].used = false;
+    } else if (reqs[i].taken && reqs[i].taker == c) {
+      reqs[i].taken = false;
+      reoffer(&reqs[i]);
+    }
+  }
+}
+
+/* Takes what the client sent; serves at most one complete line (the rest waits for the next
+ * round: see `buffered`). */
+static void client_input(int c, bool readable) {
+  if (readable) {
+    ssize_t n = recv(cli[c].fd, cli[c].buf + cli[c].len, sizeof cli[c].buf - 1 - cli[c].len, 0);
+    if (n <= 0) {
+      drop_client(c);
+      return;
+    }
+    cli[c].len += (size_t)n;
+  }
+  char *nl = memchr(cli[c].buf, '\n', cli[c].len);
+  if (nl) {
+    *nl = 0;
+    cli[c].last = futex_now_ns();
+    handle_line(c, cli[c].buf);
+    size_t used = (size_t)(nl + 1 - cli[c].buf);
+    memmove(cli[c].buf, nl + 1, cli[c].len - used);
+    cli[c].len -= used;
+  } else if (cli[c].len == sizeof cli[c].buf - 1) {
+    reply(c, "ERR INVAL line too long (at most %d bytes)", LINE - 1);
+    cli[c].dead = true;
+  }
+}
+
+static bool buffered(int c) { return memchr(cli[c].buf, '\n', cli[c].len) != NULL; }
+
+/* Blocked in a WAIT or CONNECT, or offered a request: legitimately silent. */
+static bool blocked(int c) {
+  if (cli[c].waiting || has_request(c)) return true;
+  for (int i = 0; i < MAXREQ; i++)
+    if (reqs[i].used && reqs[i].taken && reqs[i].taker == c) return true;
+  return false;
+}
+
+static void drop_idle(uint64_t now) {
+  uint64_t idle = (uint64_t)D->cm_idle_ms * 1000000ull;
+  for (int c = 0; c < MAXCLI; c++)
+    if (cli[c].fd >= 0 && !blocked(c) && now - cli[c].last > idle) {
+      if (D->verbose) fprintf(stderr, "nicd: client %d idle: closed\n", c);
+      drop_client(c);
+    }
+}
+
+/* A new connection: a free slot, else the slot of the longest idle client; refused (with
+ * the reason) when every slot is blocked or its process holds MAXPERPID already. */
+static void admit(int fd) {
+  struct ucred cr = {0};
+  socklen_t len = sizeof cr;
+  getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len);
+  int free_slot = -1, idlest = -1, mine = 0, my_idlest = -1;
+  for (int c = 0; c < MAXCLI; c++) {
+    if (cli[c].fd < 0) {
+      if (free_slot < 0) free_slot = c;
+      continue;
+    }
+    bool idle = !blocked(c);
+    if (cr.pid > 0 && cli[c].pid == cr.pid) {
+      mine++;
+      if (idle && (my_idlest < 0 || cli[c].last < cli[my_idlest].last)) my_idlest = c;
+    }
+    if (idle && (idlest < 0 || cli[c].last < cli[idlest].last)) idlest = c;
+  }
+  const char *why = NULL;
+  if (mine >= MAXPERPID) {   /* a process at its bound makes room among its own */
+    if (my_idlest < 0) why = "ERR BUSY too many blocked connections from this process\n";
+    else drop_client(my_idlest), free_slot = my_idlest;
+  } else if (free_slot < 0 && idlest < 0) {
+    why = "ERR BUSY too many clients waiting\n";
+  }
+  if (why) {
+    if (send(fd, why, strlen(why), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && D->verbose)
+      fprintf(stderr, "nicd: refusing a client: %s\n", strerror(errno));
+    close(fd);
+    return;
+  }
+  if (free_slot < 0) {
+    drop_client(idlest);
+    free_slot = idlest;
+  }
+  cli[free_slot] = (struct client){.fd = fd, .pid = cr.pid, .last = futex_now_ns()};
+}
+
+static void *cm_main(void *arg) {
+  (void)arg;
+  uint64_t last_reap = 0;
+  static struct pollfd p[MAXCLI + 1];
+  static int map[MAXCLI + 1];
+  while (!nicd_stop) {
+    int np = 0, timeout = 100;
+    p[np].fd = lfd;
+    p[np].events = POLLIN;
+    map[np++] = -1;
+    for (int c = 0; c < MAXCLI; c++)
+      if (cli[c].fd >= 0) {
+        p[np].fd = cli[c].fd;
+        p[np].events = POLLIN;
+        p[np].revents = 0;
+        map[np++] = c;
+        if (buffered(c)) timeout = 0;   /* a line is waiting its turn */
+      }
+    int r = poll(p, (nfds_t)np, timeout);
+    for (int i = 1; i < np; i++) {
+      int c = map[i];
+      bool readable = r > 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR));
+      if (cli[c].fd >= 0 && (readable || buffered(c))) client_input(c, readable);
+    }
+    for (int c = 0; c < MAXCLI; c++)
+      if (cli[c].fd >= 0 && cli[c].dead) drop_client(c);
+    if (r > 0 && (p[0].revents & POLLIN)) {
+      int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+      if (fd >= 0) admit(fd);
+    }
+    uint64_t now = futex_now_ns();
+    if (now - last_reap > 100000000ull) {
+      vitab_reap(D);
+      segs_reap();
+      drop_idle(now);
+      fail_waits();
+      last_reap = now;
+    }
+  }
+  return NULL;
+}
+
+int cm_start(struct nicd *d) {
+  D = d;
+  for (int c = 0; c < MAXCLI; c++) cli[c].fd = -1;
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  if (strlen(d->sock_path) >= sizeof a.sun_path) return -ENAMETOOLONG;
+  strcpy(a.sun_path, d->sock_path);
+  lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (lfd < 0) return -errno;
+  unlink(d->sock_path);
+  if (bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 64) != 0) {
+    int e = -errno;
+    close(lfd);
+    return e;
+  }
+  /* The firmware loop (main thread) takes SIGTERM/SIGINT, not this one. */
+  sigset_t s, old;
+  sigemptyset(&s);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &s, &old);
+  int rc = pthread_create(&thr, NULL, cm_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return -rc;
+}
+
+void cm_stop(void) {
+  pthread_join(thr, NULL);
+  for (int c = 0; c < MAXCLI; c++)
+    if (cli[c].fd >= 0) close(cli[c].fd);
+  close(lfd);
+  unlink(D->sock_path);
+}

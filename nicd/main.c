@@ -1,0 +1,249 @@
+/* main.c: nicd, the NIC daemon: hosts N emulated NICs (windows <prefix><N>, default
+ * /verinic-nic<N>) joined by the in-memory fabric, runs the firmware of each (loop.c), and
+ * serves connection set-up on a unix socket (cm.c, protocol in CONNECT.md). The firmware is the
+ * native build (the default) or, with --lanai IMAGE, the LANai image on an instruction-set
+ * simulator per NIC (lanai.c). SIGTERM/SIGINT
+ * stop it cleanly: every window is marked stopped (hosts waiting on it get -EPIPE) and
+ * removed, with the socket and the pid file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "futex.h"
+#include "fw_init.h"
+#include "../hw/lanai/iss.h"
+#include "naming.h"
+#include "nicd.h"
+
+#define DEFAULT_WATCHDOG_MS 500
+
+volatile sig_atomic_t nicd_stop;
+
+static void on_signal(int sig) {
+  (void)sig;
+  nicd_stop = 1;
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: nicd [options]\n"
+          "Hosts emulated Verinic NICs joined by an in-memory fabric and runs their firmware.\n"
+          "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
+          "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
+          "      --fast          transfers take no emulated time (benchmarks)\n"
+          "      --coarse        coarse-grained pipelining only (default: fine-grained; native\n"
+          "                      firmware only: the LANai image is built fine-grained)\n"
+          "      --lanai IMAGE   run the LANai firmware image (make firmware-lanai:\n"
+          "                      build/lanai/firmware.img) on an instruction-set simulator\n"
+          "                      per NIC (default: the native firmware, built into nicd)\n"
+          "      --watchdog-ms MS  with --lanai: a NIC whose firmware does not poll its events\n"
+          "                      for MS ms of processor time faults (default %d)\n"
+          "      --lanai-trace N with --lanai: every instruction of NIC N into DIR/lanaiN.trace\n"
+          "      --run DIR       run directory (default $VERINIC_RUN or /tmp/verinic-<uid>)\n"
+          "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
+          "      --hosts PATH    name service file (default $VERINIC_HOSTS or DIR/hosts)\n"
+          "      --prefix NAME   window name prefix (default /verinic-nic: /verinic-nic0, ...)\n"
+          "      --idle-ms MS    close a connection-manager client that sends nothing and\n"
+          "                      waits for nothing for MS milliseconds (default 10000)\n"
+          "  -v, --verbose       log connection manager errors\n"
+          "  -h, --help          this text\n"
+          "Protocol, name service and files: nicd/CONNECT.md.\n",
+          NICD_MAX_NICS, DEFAULT_WATCHDOG_MS);
+}
+
+static struct nicd D;
+
+/* A whole decimal (or 0x hex) number in [lo, hi], or -1 with a message naming the option. */
+static long long number_arg(const char *opt, const char *s, long long lo, long long hi) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 0);
+  if (errno || end == s || *end || v < lo || v > hi) {
+    fprintf(stderr, "nicd: %s: '%s' is not a number from %lld to %lld\n", opt, s, lo, hi);
+    return -1;
+  }
+  return v;
+}
+
+int main(int argc, char **argv) {
+  unsigned n = 2;
+  uint32_t sram = 0;
+  bool fast = false, coarse = false;
+  const char *run = getenv("VERINIC_RUN"), *sock = NULL, *hosts = getenv("VERINIC_HOSTS");
+  const char *prefix = "/verinic-nic", *image = NULL;
+  long watchdog_ms = DEFAULT_WATCHDOG_MS, trace_nic = -1;
+  static const struct option opts[] = {
+      {"nics", required_argument, 0, 'n'}, {"sram", required_argument, 0, 's'},
+      {"fast", no_argument, 0, 'f'},       {"coarse", no_argument, 0, 'c'},
+      {"run", required_argument, 0, 'r'},  {"socket", required_argument, 0, 'S'},
+      {"hosts", required_argument, 0, 'H'}, {"prefix", required_argument, 0, 'p'}, {"idle-ms", required_argument, 0, 'i'},
+      {"verbose", no_argument, 0, 'v'},    {"help", no_argument, 0, 'h'},
+      {"lanai", required_argument, 0, 'L'}, {"watchdog-ms", required_argument, 0, 'W'},
+      {"lanai-trace", required_argument, 0, 'T'},
+      {0, 0, 0, 0}};
+  int o;
+  D.cm_idle_ms = 10000;
+  while ((o = getopt_long(argc, argv, "n:vh", opts, NULL)) != -1) {
+    switch (o) {
+    case 'n': {
+      long long v = number_arg("-n", optarg, 1, NICD_MAX_NICS);
+      if (v < 0) return 2;
+      n = (unsigned)v;
+      break;
+    }
+    case 's': {
+      long long v = number_arg("--sram", optarg, 0, UINT32_MAX);
+      if (v < 0) return 2;
+      sram = (uint32_t)v;
+      break;
+    }
+    case 'f': fast = true; break;
+    case 'c': coarse = true; break;
+    case 'r': run = optarg; break;
+    case 'S': sock = optarg; break;
+    case 'H': hosts = optarg; break;
+    case 'p': prefix = optarg; break;
+    case 'i': {
+      long long v = number_arg("--idle-ms", optarg, 1, 3600000);
+      if (v < 0) return 2;
+      D.cm_idle_ms = (unsigned)v;
+      break;
+    }
+    case 'v': D.verbose = 1; break;
+    case 'L': image = optarg; break;
+    case 'W': watchdog_ms = strtol(optarg, NULL, 10); break;
+    case 'T': trace_nic = strtol(optarg, NULL, 10); break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind != argc) {
+    fprintf(stderr, "nicd: unexpected argument '%s'\n", argv[optind]);
+    usage(stderr);
+    return 2;
+  }
+  const char *misuse = watchdog_ms <= 0                 ? "--watchdog-ms: not a positive number"
+                       : image && coarse                ? "--coarse: the LANai image is fine-grained"
+                       : !image && trace_nic >= 0       ? "--lanai-trace: needs --lanai"
+                       : trace_nic >= (long)n           ? "--lanai-trace: no such NIC"
+                                                        : NULL;
+  if (misuse) {
+    fprintf(stderr, "nicd: %s\n", misuse);
+    return 2;
+  }
+  struct iss_image img = {0};
+  if (image) {
+    char err[256];
+    if (iss_image_read(image, sram ? sram : HW_SRAM_DEFAULT, &img, err, sizeof err) != 0) {
+      fprintf(stderr, "nicd: %s\n", err);
+      return 1;
+    }
+    D.lanai = true;
+  }
+  char rundir[200];
+  if (run) snprintf(rundir, sizeof rundir, "%s", run);
+  else naming_run_path(NULL, rundir, sizeof rundir);
+  if (mkdir(rundir, 0700) != 0 && errno != EEXIST) {
+    fprintf(stderr, "nicd: cannot create run directory %s: %s\n", rundir, strerror(errno));
+    return 1;
+  }
+  snprintf(D.sock_path, sizeof D.sock_path, "%s", sock ? sock : "");
+  if (!sock) snprintf(D.sock_path, sizeof D.sock_path, "%s/nicd.sock", rundir);
+  if (hosts) snprintf(D.hosts_path, sizeof D.hosts_path, "%s", hosts);
+  else snprintf(D.hosts_path, sizeof D.hosts_path, "%s/hosts", rundir);
+
+  char pidf[256], why[320];
+  snprintf(pidf, sizeof pidf, "%s/nicd.pid", rundir);
+  if (takeover_rundir(pidf, why, sizeof why) != 0) {
+    fprintf(stderr, "nicd: %s\n", why);
+    return 1;
+  }
+  struct memfab_config mc = {.nodes = n, .latency_ns = fast ? 0 : MEMFAB_DEFAULT_LATENCY_NS};
+  D.fab = memfab_create(&mc);
+  D.n = n;
+  if (!D.fab) {
+    fprintf(stderr, "nicd: cannot create the fabric: out of memory\n");
+    return 1;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s%u", prefix, i);
+    struct nic_config c;
+    nic_config_default(&c);
+    c.node = (uint16_t)i;
+    c.shm_name = name;
+    c.sram_size = sram;
+    c.timing = fast ? NIC_TIMING_FAST : NIC_TIMING_MODEL;
+    int err = 0;
+    if (takeover_window(name, why, sizeof why) != 0) {
+      fprintf(stderr, "nicd: cannot create NIC %u: %s\n", i, why);
+      return 1;
+    }
+    D.nic[i] = nic_create(&c, &err);
+    if (!D.nic[i]) {
+      int e = errno;
+      fprintf(stderr, "nicd: cannot create NIC %u (%s): %s (%s)\n", i, name, nicd_nic_error(err),
+              strerror(e));
+      return 1;
+    }
+    nic_attach(D.nic[i], D.fab);
+    D.bd[i].nic = D.nic[i];
+    struct fw_config fc = {.fine_mode = !coarse};
+    if (D.lanai) {
+      if (lanai_boot(&D.cpu[i], D.nic[i], &img, (uint64_t)watchdog_ms * 1000000ull) != 0) {
+        fprintf(stderr, "nicd: NIC %u: cannot boot %s (out of memory, or larger than SRAM)\n",
+                i, image);
+        return 1;
+      }
+      if ((long)i == trace_nic) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/lanai%u.trace", rundir, i);
+        if (lanai_trace(&D.cpu[i], path) != 0) {
+          fprintf(stderr, "nicd: %s: %s\n", path, strerror(errno));
+          return 1;
+        }
+        printf("nicd: NIC %u: tracing its instructions into %s\n", i, path);
+      }
+    } else if (fw_init(&D.fw[i], &D.bd[i], &fc) != 0) {
+      fprintf(stderr, "nicd: NIC %u: SRAM too small for the firmware\n", i);
+      return 1;
+    }
+  }
+  if (hosts_write_default(D.hosts_path, n) != 0)
+    fprintf(stderr, "nicd: cannot write %s: %s\n", D.hosts_path, strerror(errno));
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  int rc = cm_start(&D);
+  if (rc != 0) {
+    fprintf(stderr, "nicd: cannot serve connection set-up on socket %s: %s\n", D.sock_path, strerror(-rc));
+    return 1;
+  }
+  FILE *pf = fopen(pidf, "w");
+  if (pf) {
+    fprintf(pf, "%d\n", (int)getpid());
+    fclose(pf);
+  }
+  printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s\n", n, prefix, n - 1,
+         D.sock_path, D.hosts_path, image ? image : "native");
+  fflush(stdout);
+  D.t0 = futex_now_ns();
+  nicd_loop(&D);
+  cm_stop();
+  for (unsigned i = 0; i < n; i++) {
+    if (D.lanai) lanai_free(&D.cpu[i]);
+    nic_destroy(D.nic[i]);
+  }
+  iss_image_free(&img);
+  fabric_close(D.fab);
+  unlink(pidf);
+  return 0;
+}
