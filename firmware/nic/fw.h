@@ -117,6 +117,7 @@ struct fw_rxi {
   uint32_t last_len;        /* for stall detection */
   uint16_t src;             /* link source */
   bool reliable;            /* for a VI connected to its sender with Reliable Delivery */
+  uint32_t vi_gen, vi_key;  /* the VI's incarnation and connection when it was classified */
   struct fw_wire_hdr hdr;
   struct fw_piece piece[HOSTIF_MAXSEG];  /* where the payload goes in host memory */
 };
@@ -405,7 +406,9 @@ void fw_vi_break(struct fw *fw, unsigned vi);
 /* fw_rq.c */
 void fw_rx_classify(struct fw *fw, unsigned buf);
 void fw_rx_finish(struct fw *fw, unsigned buf);
-/* Completes every receive descriptor posted on the VI FLUSHED (its connection broke). */
+/* Completes every receive descriptor posted on the VI FLUSHED (its connection broke): at most
+ * a ring's worth, and none when the host's producer index is not within a ring of the
+ * firmware's (the entry holds a VI created since). */
 void fw_rq_flush(struct fw *fw, unsigned vi);
 
 /* fw_hal_tx.c: SDMA's first host DMA into send buffer buf (hdma_start, offset 0) binds the
