@@ -235,6 +235,8 @@ void sv_notify_forked(void);             /* a fork's child: no watcher, a fresh 
 /* sv_fork.c */
 bool sv_usable(struct sv_conn *c);       /* this process may progress it (no claim) */
 bool sv_claim(struct sv_conn *c);        /* the application uses it here: claim; false: lost */
+bool sv_claim_quiet(struct sv_conn *c);  /* the same, without telling the user it was lost */
+bool sv_takeable(struct sv_conn *c);     /* no other process claimed it */
 /* What closing this process's copy does: 0 close it, 1 just forget it (another process owns
  * it or still holds it). */
 int sv_release(struct sv_conn *c);
@@ -247,5 +249,9 @@ void sv_listen_pause(struct sv_listener *l); /* stops it until the next accept/p
 int sv_listen_start(struct sv_sock *s, int backlog);
 void sv_listen_stop(struct sv_listener *l);
 int sv_listener_alive(unsigned node, unsigned port);   /* 1 if someone listens there */
+/* The backlog after a fork is shared (README, "fork and exec"): whether a connection is left
+ * for this process (those another process accepted are dropped), and taking one (NULL: none). */
+bool sv_backlog_ready(struct sv_listener *l);
+struct sv_conn *sv_backlog_take(struct sv_listener *l);
 
 #endif

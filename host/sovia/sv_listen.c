@@ -208,6 +208,34 @@ static bool thread_stop(struct sv_listener *l) {
   return true;
 }
 
+/* Another process's connection (it accepted it from the backlog a fork shared): forgotten. */
+static void drop_theirs(struct sv_conn *c) {
+  sv_release(c);
+  sv_conn_forget(c);
+}
+
+bool sv_backlog_ready(struct sv_listener *l) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < l->qn; i++) {
+    struct sv_conn *c = l->q[(l->qh + i) % l->qcap];
+    if (sv_takeable(c)) l->q[(l->qh + k++) % l->qcap] = c;
+    else drop_theirs(c);
+  }
+  l->qn = k;
+  return k > 0;
+}
+
+struct sv_conn *sv_backlog_take(struct sv_listener *l) {
+  while (l->qn) {
+    struct sv_conn *c = l->q[l->qh];
+    l->qh = (l->qh + 1) % l->qcap;
+    l->qn--;
+    if (sv_claim_quiet(c)) return c;
+    drop_theirs(c);
+  }
+  return NULL;
+}
+
 void sv_listen_pause(struct sv_listener *l) {
   thread_stop(l);
   l->stop = false;            /* not woken: it goes on serving this process */
@@ -223,7 +251,8 @@ void sv_listen_stop(struct sv_listener *l) {
     struct sv_conn *c = l->q[l->qh];
     l->qh = (l->qh + 1) % l->qcap;
     l->qn--;
-    sv_conn_close(c);
+    if (sv_release(c)) sv_conn_forget(c);   /* shared by a fork: the others may accept it */
+    else sv_conn_close(c);
   }
   if (!thread_stop(l)) {
     l->abandoned = true;

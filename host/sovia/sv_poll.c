@@ -20,7 +20,7 @@ static short sv_revents(struct sv_sock *s) {
   short r = 0;
   if (s->kind == SV_LISTEN) {
     sv_listen_run(s->l);
-    if (s->l->qn) r |= POLLIN;
+    if (sv_backlog_ready(s->l)) r |= POLLIN;
   } else if (s->kind == SV_CONN && s->c) {
     struct sv_conn *c = s->c;
     if (!sv_claim(c)) return POLLNVAL;
