@@ -114,7 +114,7 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   struct sv_conn *c;
   while (!(c = sv_backlog_take(l))) {
     if (s->nonblock) FAIL(EAGAIN);
-    if (l->thr_done) FAIL(ECONNABORTED);
+    if (l->thr_done) FAIL(sv_nic_gone() ? ENETDOWN : ECONNABORTED);
     if (sv_wait_intr(backlog_ready, l, 0) == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
   }
   struct sv_sock *ns;

@@ -67,10 +67,11 @@ static void *conn_thread(void *arg) {
     VIP_RETURN r = VipConnectWait(G.nic, &local.a, VIP_INFINITE, &remote.a, &ra, &ch);
     sv_lock();
     bool stop = l->stop, full = l->qn >= l->qcap, closing = l->closing;
+    bool gone = r != VIP_SUCCESS && sv_nic_gone();
     sv_unlock();
     if (r != VIP_SUCCESS) {
       if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: VipConnectWait: %d\n", (int)getpid(), (int)r);
-      if (stop || ++fails > 50) break;   /* nicd is gone */
+      if (stop || gone || ++fails > 50) break;   /* nicd is gone */
       usleep(20000);
       continue;
     }
@@ -115,6 +116,8 @@ static void *conn_thread(void *arg) {
   }
   sv_lock();
   l->thr_done = true;
+  l->evseq++;
+  sv_notify();               /* a dead listener is readable with an error: sleepers look */
   if (l->abandoned) {        /* closed while this thread could not be woken */
     free(l->q);
     free(l);
@@ -122,6 +125,8 @@ static void *conn_thread(void *arg) {
   sv_unlock();
   return NULL;
 }
+
+bool sv_listen_dead(struct sv_listener *l) { return l->thr_started && l->thr_done && !l->stop; }
 
 void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
