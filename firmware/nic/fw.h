@@ -105,6 +105,7 @@ struct fw_rxi {
   uint32_t last_len;        /* for stall detection */
   uint16_t src;             /* link source */
   bool reliable;            /* for a VI connected to its sender with Reliable Delivery */
+  uint32_t vi_gen, vi_key;  /* the VI's incarnation and connection when it was classified */
   struct fw_wire_hdr hdr;
   struct fw_piece piece[HOSTIF_MAXSEG];  /* where the payload goes in host memory */
 };

@@ -53,12 +53,14 @@ static void rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, u
   fwb_signal_host(fw->board, HOSTIF_SIG_VI(vi));
 }
 
-/* Snapshot of the VI's next receive descriptor; false if none is posted. */
+/* Snapshot of the VI's next receive descriptor; false if none is posted. A producer index
+ * more than a ring ahead is not this VI's (the host re-created it since the firmware last
+ * looked): nothing is posted as far as the firmware knows. */
 static bool rq_peek(struct fw *fw, unsigned vi, struct hostif_desc *d) {
   struct fw_vi *v = &fw->vi[vi];
   uint32_t prod = fw_sram_rd32(fw, FW_RING_PROD(vi, rq));
   fw_sram_acquire();
-  if (!ring_nonempty(prod, v->rq_done)) return false;
+  if (!ring_nonempty(prod, v->rq_done) || ring_count(prod, v->rq_done) > HOSTIF_RING) return false;
   fw_sram_desc_in(fw, d, FW_SLOT_ADDR(vi, rq, v->rq_done));
   return true;
 }
@@ -134,6 +136,8 @@ void fw_rq_classify(struct fw *fw, unsigned buf) {
   fw_vi_sync(fw, h->dst_vi, &w);
   if (w.state != HOSTIF_VI_CONNECTED || w.remote_node != h->src_node || w.remote_vi != h->src_vi)
     return;
+  ri->vi_gen = w.gen;
+  ri->vi_key = fw->vi[h->dst_vi].conn_key;
   ri->drop_reason = FW_DROP_NONE;
   if (ctrl) {
     ri->verdict = FW_RX_CTRL;
@@ -173,6 +177,17 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
     else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM;
   }
   const struct fw_wire_hdr *h = &ri->hdr;
+  if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL) {
+    /* The VI may have been disconnected, or destroyed and created again by its host, since
+     * the message was classified: then it belongs to a connection that is gone, and nothing
+     * of it (completion, acknowledgement, refusal) may touch the VI now in the entry. */
+    struct fw_vi_view w;
+    fw_vi_sync(fw, h->dst_vi, &w);
+    if (w.gen != ri->vi_gen || fw->vi[h->dst_vi].conn_key != ri->vi_key) {
+      count_drop(fw, FW_DROP_NO_VI);
+      return;
+    }
+  }
   if (reason != FW_DROP_NONE) {
     count_drop(fw, reason);
     if (ri->verdict == FW_RX_DATA) { /* abandon the transfer; its descriptor stays posted */
@@ -220,5 +235,6 @@ void fw_rq_flush(struct fw *fw, unsigned vi) {
   struct fw_vi *v = &fw->vi[vi];
   struct hostif_desc d;
   v->rx_active = false;
-  while (rq_peek(fw, vi, &d)) rq_complete(fw, vi, HOSTIF_ST_FLUSHED, 0, 0, 0);
+  for (unsigned n = 0; n < HOSTIF_RING && rq_peek(fw, vi, &d); n++)
+    rq_complete(fw, vi, HOSTIF_ST_FLUSHED, 0, 0, 0);
 }

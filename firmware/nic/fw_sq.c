@@ -97,7 +97,10 @@ static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
 
 /* Fetches the next descriptor of a VI if none is being split. false: nothing to fetch. It
  * takes slot sq_cons only when ring_may_produce(sq_cons, sq_done): no descriptor of
- * [sq_done, sq_cons), not yet completed, has the same slot. */
+ * [sq_done, sq_cons), not yet completed, has the same slot. prod was read before the view w
+ * (sq_step), so w is at least as new as every descriptor up to prod: a host posts on a VI
+ * it has seen connected, and a view read before its post could still say IDLE. A producer
+ * index more than a ring ahead is not this VI's (the entry was re-created): nothing. */
 /*@ requires fw_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
     assigns fw->vi[vi], fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1],
             fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
@@ -107,11 +110,9 @@ static void sq_abort(struct fw *fw, unsigned vi, uint32_t st) {
       ring_dist(\old(fw->vi[vi].sq_cons), \old(fw->vi[vi].sq_done)) < HOSTIF_RING &&
       \forall integer k; 0 <= k < ring_dist(\old(fw->vi[vi].sq_cons), \old(fw->vi[vi].sq_done)) ==>
         ring_slot_of(ring_add(\old(fw->vi[vi].sq_done), k)) != ring_slot_of(\old(fw->vi[vi].sq_cons)); */
-static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
+static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w, uint32_t prod) {
   struct fw_vi *v = &fw->vi[vi];
-  uint32_t prod = fw_sram_rd32(fw, FW_RING_PROD(vi, sq));
-  fw_sram_acquire();
-  if (!ring_nonempty(prod, v->sq_cons)) return false;
+  if (!ring_nonempty(prod, v->sq_cons) || ring_count(prod, v->sq_cons) > HOSTIF_RING) return false;
   if (!ring_may_produce(v->sq_cons, v->sq_done)) return false; /* every slot awaits completion */
   uint32_t at = FW_SLOT_ADDR(vi, sq, v->sq_cons);
   fw_sram_desc_in(fw, &v->desc, at);
@@ -226,11 +227,15 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
 static bool sq_step(struct fw *fw, unsigned vi) {
   struct fw_vi *v = &fw->vi[vi];
   struct fw_vi_view w;
+  uint32_t prod = fw_sram_rd32(fw, FW_RING_PROD(vi, sq));
+  fw_sram_acquire();
+  uint32_t gen = v->gen;
   fw_vi_sync(fw, vi, &w);
+  if (w.gen != gen) return true; /* a new VI in the entry: prod may be the old one's; again */
   //@ assert datapath_INV((&fw->dp));
   //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
-  if (!v->have && !sq_fetch(fw, vi, &w)) return false;
+  if (!v->have && !sq_fetch(fw, vi, &w, prod)) return false;
   if (!v->have) return true; /* fetched, and it failed validation */
   if (w.state != HOSTIF_VI_CONNECTED) {
     sq_abort(fw, vi, HOSTIF_ST_DISCONNECTED);

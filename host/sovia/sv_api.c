@@ -100,7 +100,7 @@ out:
 
 static bool backlog_ready(void *arg) {
   struct sv_listener *l = arg;
-  return l->qn > 0 || l->thr_done;
+  return sv_backlog_ready(l) || l->thr_done;
 }
 
 int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
@@ -111,17 +111,20 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   if (s->kind != SV_LISTEN) FAIL(EINVAL);
   struct sv_listener *l = s->l;
   sv_listen_run(l);
-  if (!l->qn) {
+  struct sv_conn *c;
+  while (!(c = sv_backlog_take(l))) {
     if (s->nonblock) FAIL(EAGAIN);
-    int w = sv_wait_intr(backlog_ready, l, 0);
-    if (!l->qn) FAIL(w == -EINTR ? EINTR : ECONNABORTED);
+    if (l->thr_done) FAIL(sv_nic_gone() ? ENETDOWN : ECONNABORTED);
+    if (sv_wait_intr(backlog_ready, l, 0) == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
   }
-  struct sv_conn *c = l->q[l->qh];
   struct sv_sock *ns;
   ret = new_sock(&ns, flags & SOCK_NONBLOCK, flags & SOCK_CLOEXEC);
-  if (ret < 0) goto out;
-  l->qh = (l->qh + 1) % l->qcap;
-  l->qn--;
+  if (ret < 0) {             /* back to the front of the backlog, which has room for it */
+    l->qh = (l->qh + l->qcap - 1) % l->qcap;
+    l->q[l->qh] = c;
+    l->qn++;
+    goto out;
+  }
   ns->kind = SV_CONN;
   ns->connect_told = true;
   ns->c = c;

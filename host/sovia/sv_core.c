@@ -1,6 +1,7 @@
 /* sv_core.c: SOVIA's per-process state: the NIC (opened on first use: $SOVIA_NIC, default
  * nic0), its protection tag, the one completion queue every VI reports to, the lock every
- * call holds, the socket table indexed by descriptor, VIPL return codes as errno. */
+ * call holds, the socket table indexed by descriptor, VIPL return codes as errno, and whether
+ * the NIC is gone (the errno of a broken connection). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,24 @@ int sv_err_from_vip(VIP_RETURN r) {
   }
 }
 
+/* VIPL reports a NIC that went away (nicd died, the LANai faulted) once, as the
+ * specification's catastrophic error; from then on broken connections say ENETDOWN. */
+static void nic_error(VIP_PVOID ctx, VIP_ERROR_DESCRIPTOR *e) {
+  (void)ctx;
+  if (e && e->ErrorCode == VIP_ERROR_CATASTROPHIC) atomic_store(&G.nic_gone, true);
+}
+
+bool sv_nic_gone(void) {
+  if (!atomic_load(&G.nic_gone) && G.ready) {   /* ask: VIPL looks at the NIC when polled */
+    VIP_VI_HANDLE vh;
+    VIP_BOOLEAN rq;
+    VipCQDone(G.cq, &vh, &rq);   /* SOVIA takes its completions per VI, not by the CQ */
+  }
+  return atomic_load(&G.nic_gone);
+}
+
+int sv_broken_errno(void) { return atomic_load(&G.nic_gone) ? ENETDOWN : ECONNRESET; }
+
 int sv_init(void) {
   if (G.ready) return 0;
   if (G.init_err) return -G.init_err;
@@ -49,6 +68,7 @@ int sv_init(void) {
     VipCloseNic(G.nic);
     return -ENETDOWN;
   }
+  VipErrorCallback(G.nic, NULL, nic_error);
   G.node = ((unsigned)at.LocalNicAddress[0] << 8) | at.LocalNicAddress[1];
   G.next_port = 49152u + ((unsigned)getpid() * 37u) % 16000u;
   G.ready = true;

@@ -150,7 +150,7 @@ static ssize_t send_reg(struct sv_sock *s, const uint8_t *buf, size_t n) {
 ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) {
   struct sv_conn *c = s->c;
   if (c->err) {
-    errno = c->err == ECONNRESET ? ECONNRESET : EPIPE;
+    errno = c->err == ECONNRESET || c->err == ENETDOWN ? c->err : EPIPE;
     return -1;
   }
   if (c->fin_wanted || c->st == SV_CLOSED) {

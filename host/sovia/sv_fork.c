@@ -4,7 +4,8 @@
  * send, recv, shutdown, or a readiness query from poll/epoll) claims it in a word of the
  * registered, so shared, memory; the other's calls fail with EBADF. Until claimed nobody
  * progresses it. Closing a copy that another live process holds or owns only forgets it; the
- * last holder (or the owner) runs the close protocol. Such a connection is no longer in the
+ * last holder (or the owner) runs the close protocol. A listener's backlog is shared the same
+ * way: the first process to accept a waiting connection claims it, the others drop their copy. Such a connection is no longer in the
  * process's completion queue (every fork gives each process a new one: the old one would make
  * both processes take each other's completions), so it is progressed per VI. Listening
  * sockets are shared: each process that accepts or polls one runs its own connection thread
@@ -61,14 +62,27 @@ static bool others_hold(struct sv_shared *sh, int pid) {
 
 bool sv_usable(struct sv_conn *c) { return !c->legacy || atomic_load(&c->sh->owner) == getpid(); }
 
-bool sv_claim(struct sv_conn *c) {
+bool sv_takeable(struct sv_conn *c) {
+  if (!c->legacy) return true;
+  int owner = atomic_load(&c->sh->owner);
+  return owner == 0 || owner == getpid();
+}
+
+static bool try_claim(struct sv_conn *c) {
   if (!c->legacy) return true;
   int me = getpid(), cur = 0;
   if (atomic_compare_exchange_strong(&c->sh->owner, &cur, me)) {
     if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: claims a connection shared by fork()\n", me);
     return true;
   }
-  if (cur == me) return true;
+  return cur == me;
+}
+
+bool sv_claim_quiet(struct sv_conn *c) { return try_claim(c); }
+
+bool sv_claim(struct sv_conn *c) {
+  if (try_claim(c)) return true;
+  int me = getpid(), cur = atomic_load(&c->sh->owner);
   static bool told;
   if (!told) {
     told = true;
@@ -104,16 +118,6 @@ void sv_conn_forget(struct sv_conn *c) {
   free(c);
 }
 
-static bool in_backlog(struct sv_conn *c) {
-  for (int fd = 0; fd < SV_MAXFD; fd++) {
-    struct sv_sock *s = G.socks[fd];
-    if (!s || s->kind != SV_LISTEN) continue;
-    for (unsigned k = 0; k < s->l->qn; k++)
-      if (s->l->q[(s->l->qh + k) % s->l->qcap] == c) return true;
-  }
-  return false;
-}
-
 static void prepare(void) {
   sv_lock();
   if (!G.ready) return;
@@ -125,8 +129,9 @@ static void prepare(void) {
   for (struct sv_conn *c = G.conns; c; c = c->next) {
     if (c->legacy && atomic_load(&c->sh->owner) != me) continue;   /* not ours to hand on */
     c->legacy = true;
-    /* closing ones and the backlog stay with this process; the rest are for the first user */
-    bool keep = c->orphan || in_backlog(c);
+    /* closing ones stay with this process; the rest, a listener's backlog too, are for the
+     * first user (the backlog: the first process to accept, as from a kernel socket's queue) */
+    bool keep = c->orphan;
     atomic_store(&c->sh->owner, keep ? me : 0);
     holder_add(c->sh, me);
     c->handed = !keep;
@@ -150,13 +155,8 @@ static void parent(void) {
   sv_unlock();
 }
 
+/* The backlog stays: its connections go to whichever process accepts them first. */
 static void child_listener(struct sv_listener *l) {
-  while (l->qn) {            /* the parent's */
-    struct sv_conn *c = l->q[l->qh];
-    l->qh = (l->qh + 1) % l->qcap;
-    l->qn--;
-    sv_conn_forget(c);
-  }
   l->thr_started = l->stop = l->thr_done = false;
 }
 

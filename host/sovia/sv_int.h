@@ -167,6 +167,7 @@ struct sv_global {
   bool watcher_running;
   bool forked;                /* a fork happened: registration of user memory is off */
   unsigned (*sig_count)(void);   /* interrupting signals so far (the shim), NULL: none */
+  _Atomic bool nic_gone;      /* VIPL reported the NIC dead (nicd killed, LANai fault) */
 };
 extern struct sv_global G;
 
@@ -177,6 +178,9 @@ struct sv_sock *sv_sock_get(int fd);     /* NULL if fd is no SOVIA socket */
 void sv_lock(void);
 void sv_unlock(void);
 int sv_err_from_vip(VIP_RETURN r);
+bool sv_nic_gone(void);                  /* the NIC went away (asks VIPL). G.mu held */
+int sv_broken_errno(void);               /* a connection broke without FIN: ENETDOWN if the
+                                          * NIC went away, else ECONNRESET */
 
 /* sv_addr.c */
 int sv_addr_node(const struct sockaddr_in *a, unsigned *node);   /* 0 or -errno */
@@ -235,6 +239,8 @@ void sv_notify_forked(void);             /* a fork's child: no watcher, a fresh 
 /* sv_fork.c */
 bool sv_usable(struct sv_conn *c);       /* this process may progress it (no claim) */
 bool sv_claim(struct sv_conn *c);        /* the application uses it here: claim; false: lost */
+bool sv_claim_quiet(struct sv_conn *c);  /* the same, without telling the user it was lost */
+bool sv_takeable(struct sv_conn *c);     /* no other process claimed it */
 /* What closing this process's copy does: 0 close it, 1 just forget it (another process owns
  * it or still holds it). */
 int sv_release(struct sv_conn *c);
@@ -243,9 +249,15 @@ void sv_sys_close(int fd);               /* close(2) of a SOVIA descriptor, not 
 
 /* sv_listen.c */
 void sv_listen_run(struct sv_listener *l);   /* starts the connection thread if not yet */
+/* Its connection thread gave up (the NIC went away): accept fails, poll says POLLIN|POLLERR. */
+bool sv_listen_dead(struct sv_listener *l);
 void sv_listen_pause(struct sv_listener *l); /* stops it until the next accept/poll (fork) */
 int sv_listen_start(struct sv_sock *s, int backlog);
 void sv_listen_stop(struct sv_listener *l);
 int sv_listener_alive(unsigned node, unsigned port);   /* 1 if someone listens there */
+/* The backlog after a fork is shared (README, "fork and exec"): whether a connection is left
+ * for this process (those another process accepted are dropped), and taking one (NULL: none). */
+bool sv_backlog_ready(struct sv_listener *l);
+struct sv_conn *sv_backlog_take(struct sv_listener *l);
 
 #endif

@@ -67,10 +67,11 @@ static void *conn_thread(void *arg) {
     VIP_RETURN r = VipConnectWait(G.nic, &local.a, VIP_INFINITE, &remote.a, &ra, &ch);
     sv_lock();
     bool stop = l->stop, full = l->qn >= l->qcap, closing = l->closing;
+    bool gone = r != VIP_SUCCESS && sv_nic_gone();
     sv_unlock();
     if (r != VIP_SUCCESS) {
       if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: VipConnectWait: %d\n", (int)getpid(), (int)r);
-      if (stop || ++fails > 50) break;   /* nicd is gone */
+      if (stop || gone || ++fails > 50) break;   /* nicd is gone */
       usleep(20000);
       continue;
     }
@@ -115,6 +116,8 @@ static void *conn_thread(void *arg) {
   }
   sv_lock();
   l->thr_done = true;
+  l->evseq++;
+  sv_notify();               /* a dead listener is readable with an error: sleepers look */
   if (l->abandoned) {        /* closed while this thread could not be woken */
     free(l->q);
     free(l);
@@ -122,6 +125,8 @@ static void *conn_thread(void *arg) {
   sv_unlock();
   return NULL;
 }
+
+bool sv_listen_dead(struct sv_listener *l) { return l->thr_started && l->thr_done && !l->stop; }
 
 void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
@@ -208,6 +213,34 @@ static bool thread_stop(struct sv_listener *l) {
   return true;
 }
 
+/* Another process's connection (it accepted it from the backlog a fork shared): forgotten. */
+static void drop_theirs(struct sv_conn *c) {
+  sv_release(c);
+  sv_conn_forget(c);
+}
+
+bool sv_backlog_ready(struct sv_listener *l) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < l->qn; i++) {
+    struct sv_conn *c = l->q[(l->qh + i) % l->qcap];
+    if (sv_takeable(c)) l->q[(l->qh + k++) % l->qcap] = c;
+    else drop_theirs(c);
+  }
+  l->qn = k;
+  return k > 0;
+}
+
+struct sv_conn *sv_backlog_take(struct sv_listener *l) {
+  while (l->qn) {
+    struct sv_conn *c = l->q[l->qh];
+    l->qh = (l->qh + 1) % l->qcap;
+    l->qn--;
+    if (sv_claim_quiet(c)) return c;
+    drop_theirs(c);
+  }
+  return NULL;
+}
+
 void sv_listen_pause(struct sv_listener *l) {
   thread_stop(l);
   l->stop = false;            /* not woken: it goes on serving this process */
@@ -223,7 +256,8 @@ void sv_listen_stop(struct sv_listener *l) {
     struct sv_conn *c = l->q[l->qh];
     l->qh = (l->qh + 1) % l->qcap;
     l->qn--;
-    sv_conn_close(c);
+    if (sv_release(c)) sv_conn_forget(c);   /* shared by a fork: the others may accept it */
+    else sv_conn_close(c);
   }
   if (!thread_stop(l)) {
     l->abandoned = true;

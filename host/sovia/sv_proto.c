@@ -29,8 +29,13 @@ void sv_fail(struct sv_conn *c, int err) {
   if (getenv("SOVIA_DEBUG"))
     fprintf(stderr, "sovia %d: connection fails in state %d: %s (peer_fin %d)\n", (int)getpid(),
             (int)c->st, strerror(err), c->peer_fin);
-  if (closing_state(c->st) || c->st == SV_TEARDOWN) {
+  /* Only the peer's FIN ends its stream: without it, an application that may still read
+   * gets the error (our own FIN sent, FIN_WAIT, does not make the peer's stream whole). A
+   * closed socket (an orphan) has nobody to tell. */
+  if (c->st == SV_TEARDOWN ||
+      (closing_state(c->st) && (c->peer_fin || c->app_closed || c->rd_shut))) {
     c->st = SV_CLOSED;      /* the peer is gone after (or while) closing: nothing is lost */
+    c->evseq++;
     return;
   }
   if (!c->err) c->err = err;
@@ -45,7 +50,7 @@ static void reap_sq(struct sv_conn *c) {
     c->evseq++;
     if (d->CS.Status & VIP_STATUS_ERROR_MASK) {
       if (getenv("SOVIA_DEBUG")) fprintf(stderr, "send status %#x\n", d->CS.Status);
-      sv_fail(c, ECONNRESET);
+      sv_fail(c, sv_broken_errno());
     }
     if (d >= c->sd && d < c->sd + c->ns) {
       unsigned i = (unsigned)(d - c->sd);
@@ -204,7 +209,7 @@ static void reap_rq(struct sv_conn *c) {
   VIP_DESCRIPTOR *d;
   while (c->st != SV_CLOSED && c->st != SV_TEARDOWN && VipRecvDone(c->vi, &d) == VIP_SUCCESS && d) {
     if (d->CS.Status & VIP_STATUS_ERROR_MASK) {
-      sv_fail(c, ECONNRESET);
+      sv_fail(c, sv_broken_errno());
       return;
     }
     on_packet(c, d);
@@ -219,7 +224,7 @@ static void post_data(struct sv_conn *c) {
   c->posted_sends++;
   if (VipPostSend(c->vi, d, c->mh) != VIP_SUCCESS) {
     c->posted_sends--;
-    sv_fail(c, ECONNRESET);
+    sv_fail(c, sv_broken_errno());
     return;
   }
   c->dack = 0;
@@ -263,7 +268,8 @@ static void check_vi(struct sv_conn *c, uint64_t now) {
   VIP_RETURN r = VipQueryVi(c->vi, &st, NULL, NULL, NULL);
   if (r != VIP_SUCCESS || st == VIP_STATE_ERROR) {
     reap_rq(c);             /* what arrived before the peer went away still counts */
-    sv_fail(c, ECONNRESET);
+    if (r != VIP_SUCCESS) sv_nic_gone();
+    sv_fail(c, sv_broken_errno());
   }
 }
 

@@ -2,14 +2,18 @@
 # killed at seeded moments; every survivor must end with an error within 1 s, nothing hangs,
 # no data is duplicated, reordered, corrupted or lost, and a restarted nicd serves again;
 # a VIA program written from the specification alone (via_echo); nicd's connection manager
-# under misuse (cm_limits.py: idle and pipelining clients, strict numbers, long names).
+# under misuse (cm_limits.py: idle and pipelining clients, strict numbers, long names);
+# unmodified programs under the SOVIA shim (socat, python3 through shim_peer.py) when nicd or
+# the peer process is SIGKILLed: an error, never end of file, in every kind of wait and read
+# (shim_kill.sh).
 # `make test` runs three seeds; `make faults-long` sweeps FAULT_SEEDS (default 20).
 FAULTS_T := $(B)/tests/faults
 $(B)/obj/tests/faults/%.o $(B)/san/tests/faults/%.o: INCLUDES += $(VIPL_INCLUDES) -Ihost/sovia $(PANIC_INCLUDES)
 
 FAULTS_OBJS := $(patsubst %.c,$(B)/san/%.o,$(filter-out tests/faults/via_echo.c tests/faults/fuzz_%.c,$(wildcard tests/faults/*.c)))
 TEST_BINS += $(FAULTS_T)/test_faults $(FAULTS_T)/via_echo
-TESTS     += $(FAULTS_T)/test_faults tests/faults/via_echo.sh tests/faults/cm_limits.py
+TESTS     += $(FAULTS_T)/test_faults tests/faults/via_echo.sh tests/faults/cm_limits.py \
+             tests/faults/shim_kill.sh
 
 # A VIA program written from the specification only (via_echo.c), run by via_echo.sh.
 $(FAULTS_T)/via_echo: $(B)/san/tests/faults/via_echo.o $(VIPL_LIB_SAN) $(NICD)

@@ -2,7 +2,8 @@
  * fabric and driven deterministically (nic_advance_all): VIA sends of 0 B to 1 MiB with
  * multi-segment descriptors and data checks, many in flight both ways, immediate data, RDMA
  * Write (with and without immediate data), protection and format errors that touch no memory,
- * no receive descriptor, a disconnected VI, malformed packets injected into the fabric, the
+ * no receive descriptor, a disconnected VI, a VI re-created while a message for its old
+ * connection is being received, malformed packets injected into the fabric, the
  * dispatcher's handling of unknown doorbells and its counters, and the state invariant the
  * proofs assume (fw_bounds) after every poll. Each run is done in fine- and coarse-grained
  * mode. Prints "N passed, N failed". */
@@ -391,6 +392,63 @@ static void t_no_desc_and_disconnected(void) {
         "send on an unconnected VI: status %u", rh_slot(R.w[0], 6, true, 0).status);
 }
 
+/* The host destroys a VI and creates another in its entry (libnic: a new generation, empty
+ * rings), as a process closing one connection and opening the next does. */
+static void recreate(int i, unsigned vi, uint32_t rel) {
+  uint32_t gen = rh_vi(R.w[i], vi)->generation;
+  rh_vi_create(R.w[i], vi, PTAG, rel);
+  rh_vi(R.w[i], vi)->generation = gen + 1;
+}
+
+static bool rx_active(void *p) { return R.fw[1].vi[*(unsigned *)p].rx_active; }
+
+/* A message being received when its VI is destroyed and the entry reused for a new
+ * connection (here between the same two VI numbers) belongs to the old connection: it must
+ * complete nothing in the new VI's rings and draw no acknowledgement; the new connection
+ * then works. Before, it completed a descriptor at the old ring position in the new ring
+ * (host and firmware then disagreed for good: spurious FLUSHED/DISCONNECTED completions, and
+ * a flush that walked 2^32 slots, stopping every NIC of the nicd). */
+static void t_recreated(void) {
+  hfree_all();
+  unsigned vi = 7;
+  for (int i = 0; i < 2; i++) recreate(i, vi, HOSTIF_RELIABLE_DELIVERY);
+  rh_vi_pair(R.w[0], vi, 0, R.w[1], vi, 1);
+  uint64_t src = halloc(0, 4000), dst = halloc(1, 4 * 4000);
+  fill(hptr(src), 4000, 7);
+  struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src, 4000, 1);
+  for (unsigned k = 0; k < 4; k++) {
+    struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, dst + k * 4000, 4000, 1);
+    rh_post(R.w[1], vi, false, &rd);
+  }
+  for (unsigned k = 0; k < 3; k++) rh_post(R.w[0], vi, true, &sd);
+  bool ok = wait_done(1, vi, false, 3) && wait_done(0, vi, true, 3);
+  CHECK(ok, "three messages on the first connection");
+  rh_post(R.w[0], vi, true, &sd);
+  ok = run(rx_active, &vi);
+  CHECK(ok, "the fourth message is being received");
+  for (int i = 0; i < 2; i++) recreate(i, vi, HOSTIF_RELIABLE_DELIVERY);
+  rh_vi_pair(R.w[0], vi, 0, R.w[1], vi, 1);
+  uint64_t nd = halloc(1, 4000);
+  memset(hptr(nd), 0, 4000);
+  struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, nd, 4000, 1);
+  rh_post(R.w[1], vi, false, &rd);
+  run(NULL, NULL);
+  struct hostif_ring *rq = &rh_vi(R.w[1], vi)->rq;
+  CHECK(rq->done == 0 && rq->cons == 0 && rh_slot(R.w[1], vi, false, 0).status == HOSTIF_ST_PENDING,
+        "the old connection's message left the new VI's receive ring alone (cons %u, done %u)",
+        rq->cons, rq->done);
+  fill(hptr(src), 4000, 8);
+  rh_post(R.w[0], vi, true, &sd);
+  ok = wait_done(1, vi, false, 1) && wait_done(0, vi, true, 1);
+  uint8_t want[4000];
+  fill(want, sizeof want, 8);
+  CHECK(ok && rh_slot(R.w[1], vi, false, 0).status == HOSTIF_ST_DONE &&
+            rh_slot(R.w[0], vi, true, 0).status == HOSTIF_ST_DONE &&
+            memcmp(hptr(nd), want, sizeof want) == 0,
+        "the new connection's first message arrives whole (receive %u, send %u)",
+        rh_slot(R.w[1], vi, false, 0).status, rh_slot(R.w[0], vi, true, 0).status);
+}
+
 /* A link frame from node 0 to node 1 carrying bytes (EOM or not). */
 static void inject(const uint8_t *bytes, size_t n, bool eom) {
   static uint8_t frame[HW_LINK_MAX_FRAME];
@@ -523,6 +581,7 @@ int main(void) {
     t_protection();
     t_format();
     t_no_desc_and_disconnected();
+    t_recreated();
     t_malformed();
     CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "firmware faults %u %u",
           R.fw[0].faults, R.fw[1].faults);

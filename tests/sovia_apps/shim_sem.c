@@ -7,7 +7,8 @@
  * shutdown; the v4-mapped peer name; recvmsg scattering into iovecs (no ancillary data);
  * sendmsg gathering, and refusing SCM_RIGHTS with EOPNOTSUPP; sendto with an address on the
  * connected socket; sendfile from a file; TCP_INFO and TCP_MAXSEG; fork (the child serves an
- * accepted connection, the parent closes its copy at once); exit() with a thread blocked in
+ * accepted connection, the parent closes its copy at once; a connection waiting in the
+ * backlog at the fork is accepted by the child); exit() with a thread blocked in
  * recv. The client drives its side on one-byte commands and checks what it receives. Each
  * check prints "ok"/"FAIL"; the last line is "N passed, N failed". */
 #define _GNU_SOURCE
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -209,6 +211,27 @@ static int server(unsigned port) {
   waitpid(pid, &st, 0);
   CHECK(c2 >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork: the child served the accepted connection and exited 0");
 
+  /* fork with a connection waiting in the backlog (nginx: the master listens, a client
+   * connects, then the master forks the workers and never accepts): the child accepts it */
+  struct pollfd lp = {.fd = l, .events = POLLIN};
+  int waiting = poll(&lp, 1, 10000) == 1 && (lp.revents & POLLIN);
+  pid = fork();
+  if (pid == 0) {
+    struct pollfd cp = {.fd = l, .events = POLLIN};
+    if (poll(&cp, 1, 5000) != 1) _exit(4);
+    int c4 = accept(l, NULL, NULL);
+    char b[4];
+    if (c4 < 0 || read_full(c4, b, 4)) _exit(5);
+    for (int i = 0; i < 4; i++) b[i] = (char)(b[i] - 32);
+    if (write(c4, b, 4) != 4) _exit(6);
+    close(c4);
+    exit(0);
+  }
+  waitpid(pid, &st, 0);
+  CHECK(waiting && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "fork with a connection in the backlog: the child accepted and served it (child exit %d)",
+        WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
   /* exit() while another thread is blocked in recv on a SOVIA socket */
   int c3 = accept(l, NULL, NULL);
   pthread_t t;
@@ -256,6 +279,12 @@ static int client(const char *ip, unsigned port) {
   CHECK(connect(c2, (struct sockaddr *)&a, sizeof a) == 0 && write(c2, "ping", 4) == 4 &&
         read_full(c2, b, 4) == 0 && !memcmp(b, "PING", 4) && read(c2, b, 1) == 0,
         "client: the forked child answered, then end of file");
+  close(c2);
+  c2 = socket(AF_INET, SOCK_STREAM, 0);
+  memset(b, 0, sizeof b);
+  CHECK(connect(c2, (struct sockaddr *)&a, sizeof a) == 0 && write(c2, "pong", 4) == 4 &&
+        read_full(c2, b, 4) == 0 && !memcmp(b, "PONG", 4) && read(c2, b, 1) == 0,
+        "client: a connection made before the server forked was answered by its child");
   close(c2);
   int c3 = socket(AF_INET, SOCK_STREAM, 0);
   CHECK(connect(c3, (struct sockaddr *)&a, sizeof a) == 0 && read(c3, b, 1) <= 0,

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tests/faults/shim_kill.sh: unmodified programs under the SOVIA shim (socat, and python3's
+# socket module through shim_peer.py), server on NIC 0 and client on NIC 1, each in an empty
+# network namespace, when nicd or the peer process is SIGKILLed. Only a FIN is end of file:
+#   1. socat receiving 200 MB, nicd killed after 1 s: the server reports an error and exits
+#      non-zero within 5 s, having written a true prefix of the stream (never a clean EOF).
+#   2. socat waiting for a connection (select), nicd killed: it exits non-zero within 3 s.
+#   3. a listener in select, poll, epoll and epoll edge-triggered, nicd killed: the wait
+#      reports it readable (POLLERR/EPOLLERR where the call has it) within 1.5 s and accept
+#      fails with ENETDOWN.
+#   4. a receiver reading with recv, read, recvmsg, non-blocking recv after select, poll, epoll
+#      and epoll edge-triggered, and recv after its own shutdown(SHUT_WR), its sending peer
+#      killed: ECONNRESET, never EOF, within 1.5 s; and with nicd killed instead: ENETDOWN.
+# Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+. tests/common/nicd.sh
+. tests/sovia_apps/apps_lib.sh
+PEER=$PWD/tests/faults/shim_peer.py
+trap 'stop_nicd; rm -rf "${run:-}"' EXIT
+
+for f in "$SO" build/bin/nicd; do
+  [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
+done
+command -v socat >/dev/null || { bad "socat not installed (scripts/deps.sh)"; report; exit 1; }
+
+stop_nicd() { [[ -n ${nicd:-} ]] && { kill -KILL "$nicd" 2>/dev/null; wait "$nicd" 2>/dev/null; }; nicd=; }
+# A nicd of its own for each case (a killed one leaves its run directory to remove).
+fresh() {
+  stop_nicd
+  [[ -n ${run:-} ]] && rm -rf "$run"
+  apps_init shim-kill || { bad "nicd did not start"; return 1; }
+  port=$((20000 + RANDOM % 20000)); SOVIA_PORTS=$port
+}
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}'; }
+# wait_exit PID SECS: 0 once PID exited (status in $wrc), 1 (and killed) after SECS.
+wait_exit() {
+  local i
+  for ((i = 0; i < $2 * 20; i++)); do
+    kill -0 "$1" 2>/dev/null || { wait "$1"; wrc=$?; return 0; }
+    sleep 0.05
+  done
+  kill_tree "$1"; wait "$1" 2>/dev/null; wrc=137
+  return 1
+}
+kill_nicd() { kill -KILL "$nicd"; wait "$nicd" 2>/dev/null; nicd=; }
+
+# 1. socat mid-transfer, nicd killed.
+fresh && {
+  head -c $((200 << 20)) /dev/urandom >"$run/big"
+  bg_sovia 0 timeout 60 socat -u TCP-LISTEN:$port OPEN:"$run/out",creat,trunc 2>"$run/srv.err"
+  srv=$bg
+  wait_sovia $port || bad "socat: listens over SOVIA"
+  bg_sovia 1 timeout 60 socat -u FILE:"$run/big" TCP:10.0.0.1:$port 2>"$run/cli.err"
+  cli=$bg
+  sleep 1
+  t=$(now); kill_nicd
+  if wait_exit "$srv" 5; then
+    n=$(stat -c %s "$run/out")
+    if ((wrc != 0)) && ((n < 200 << 20)) && cmp -s -n "$n" "$run/out" "$run/big"; then
+      ok "socat, nicd killed mid-transfer: the server fails (exit $wrc, $(tail -1 "$run/srv.err" | grep -o 'E .*' | head -c 60)) in $(since "$t") s, $n bytes, a true prefix"
+    else bad "socat, nicd killed mid-transfer: server exit $wrc with $n bytes (a truncated stream taken for a whole one): $(tail -2 "$run/srv.err")"; fi
+  else bad "socat, nicd killed mid-transfer: the server still runs after 5 s"; fi
+  wait_exit "$cli" 5 && ((wrc != 0)) && ok "socat, nicd killed mid-transfer: the client fails (exit $wrc)" \
+    || bad "socat, nicd killed mid-transfer: client exit $wrc"
+}
+
+# 2. socat waiting for a connection, nicd killed.
+fresh && {
+  bg_sovia 0 timeout 60 socat -u TCP-LISTEN:$port OPEN:"$run/out",creat,trunc 2>"$run/srv.err"
+  srv=$bg
+  wait_sovia $port || bad "socat: listens over SOVIA"
+  sleep 0.5
+  t=$(now); kill_nicd
+  if wait_exit "$srv" 3 && ((wrc != 0)); then
+    ok "socat listening, nicd killed: exits $wrc in $(since "$t") s ($(tail -1 "$run/srv.err" | grep -o 'E .*' | head -c 60))"
+  else bad "socat listening, nicd killed: exit $wrc (137: still waiting after 3 s)"; fi
+}
+
+# 3. a listener in each kind of wait, nicd killed.
+for mode in select poll epoll epollet; do
+  fresh || continue
+  bg_sovia 0 timeout 30 python3 "$PEER" listen $port $mode >"$run/l.out" 2>&1
+  srv=$bg
+  wait_sovia $port || bad "listener ($mode): listens over SOVIA"
+  sleep 0.3
+  t=$(now); kill_nicd
+  wait_exit "$srv" 3
+  el=$(since "$t")
+  want=readable; [[ $mode == poll ]] && want=POLLERR; [[ $mode == epoll* ]] && want=EPOLLERR
+  if grep -q "^READY .*$want" "$run/l.out" && grep -q '^ACCEPT ERR ENETDOWN' "$run/l.out" &&
+     awk -v e="$el" 'BEGIN{exit !(e < 1.5)}'; then
+    ok "listener in $mode, nicd killed: $(grep READY "$run/l.out" | cut -d' ' -f2), accept ENETDOWN, in $el s"
+  else bad "listener in $mode, nicd killed ($el s): $(tr '\n' ' ' <"$run/l.out" | head -c 200)"; fi
+done
+
+# 4. a receiver in each way of reading, its peer (then nicd) killed.
+for victim in peer nicd; do
+  for mode in recv read recvmsg select poll epoll epollet half; do
+    fresh || continue
+    bg_sovia 0 timeout 30 python3 "$PEER" recv $port $mode >"$run/r.out" 2>&1
+    srv=$bg
+    wait_sovia $port || bad "receiver ($mode): listens over SOVIA"
+    bg_sovia 1 timeout 30 python3 "$PEER" send 10.0.0.1 $port >/dev/null 2>&1
+    cli=$bg
+    sleep 0.7
+    t=$(now)
+    if [[ $victim == peer ]]; then kill_tree "$cli"; want=ECONNRESET; else kill_nicd; want=ENETDOWN; fi
+    wait_exit "$srv" 3
+    el=$(since "$t")
+    [[ $victim == nicd ]] && kill_tree "$cli"
+    wait "$cli" 2>/dev/null
+    if grep -q "^ERR $want [1-9]" "$run/r.out" && awk -v e="$el" 'BEGIN{exit !(e < 1.5)}'; then
+      ok "$mode, $victim killed mid-stream: $(cut -d' ' -f1-2 "$run/r.out") after $(cut -d' ' -f3 "$run/r.out") bytes, in $el s"
+    else bad "$mode, $victim killed mid-stream ($el s): $(tr '\n' ' ' <"$run/r.out" | head -c 200) (want $want)"; fi
+  done
+done
+report
