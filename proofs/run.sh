@@ -4,7 +4,8 @@
 # (frama-c itself exits 0 when goals fail, so the verdict comes from its JSON report).
 #   proofs/run.sh [--summary] [module...]
 # --summary also prints "proofs: N passed, M failed" (modules) for tests/run.sh.
-# Environment: WP_TIMEOUT (seconds per goal, default 20), WP_PAR (default 2), WP_PROVERS
+# Environment: WP_TIMEOUT (seconds per goal, default 20), WP_PAR (prover processes in all,
+# default 2), PROOF_JOBS (modules at once, default 2), WP_PROVERS
 # (default z3,cvc4), PROOF_MODULES (another manifest), PROOF_OUT (logs; default build/proofs).
 # A module line's own `-wp-prover P` / `-wp-timeout N` replace those defaults for that module
 # (WP_FORCE_PROVERS / WP_FORCE_TIMEOUT override every module, for experiments). Its `+fct:f,g`
@@ -39,15 +40,17 @@ fi
 printf '%-12s %9s %7s %7s %8s  %-10s %s\n' module proved total cached seconds provers trusted
 pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0; all_cached=0
 t0=$(date +%s.%N)
-while IFS='|' read -r name files flags; do
-  name=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"$name"); [[ -z $name || $name == \#* ]] && continue
-  if [[ ${#want[@]} -gt 0 && ! " ${want[*]} " =~ " $name " ]]; then continue; fi
+# prove NAME FILES FLAGS: one module's frama-c run; its log, report, provers/trusted line
+# (NAME.meta) and seconds (NAME.secs) go to $out, read afterwards in the manifest's order.
+prove() {
+  local name=$1 files=$2 flags=$3 fa xa fcts skip="" fl=() provers=${WP_PROVERS:-z3,cvc4}
+  local mtimeout=$timeout i start rc
   read -r -a fa <<<"$files"; read -r -a xa <<<"$flags"
-  json="$out/$name.json"; log="$out/$name.log"; rm -f "$json" "$out/$name.report"
+  local json="$out/$name.json" log="$out/$name.log"
+  rm -f "$json" "$out/$name.report" "$out/$name.secs"
   # Only the functions of the first file are proved; the others provide contracts and tables.
   fcts=$(sed -n 's/^[^ #/*][^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p' "${fa[0]}" | sort -u | paste -sd, -)
   # "+fct:f,g" in the flags adds functions defined elsewhere (static inline ones in headers).
-  skip=""; fl=(); provers=${WP_PROVERS:-z3,cvc4}; mtimeout=$timeout
   for ((i = 0; i < ${#xa[@]}; i++)); do
     case ${xa[i]} in
       +fct:*) fcts="$fcts,${xa[i]#+fct:}" ;;
@@ -60,20 +63,42 @@ while IFS='|' read -r name files flags; do
     esac
   done
   provers=${WP_FORCE_PROVERS:-$provers}; mtimeout=${WP_FORCE_TIMEOUT:-$mtimeout}
+  echo "$provers ${skip:--}" >"$out/$name.meta"
   start=$(date +%s.%N)
   frama-c -c11 -wp -wp-rte -wp-prover "$provers" -warn-unsigned-overflow -machdep ppc_32 \
-    -wp-timeout "$mtimeout" -wp-par "$par" -wp-cache "$cache_mode" -wp-cache-dir "$cache_dir" \
+    -wp-timeout "$mtimeout" -wp-par "$mpar" -wp-cache "$cache_mode" -wp-cache-dir "$cache_dir" \
     -wp-fct "$fcts" "${fl[@]}" \
     -wp-report-json "$json" "${fa[@]}" -then -report -report-no-proven >"$log" 2>&1
   rc=$?
   sed -n '/Properties of Function/,$p' "$log" >"$out/$name.report"
-  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
+  echo "$rc $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')" >"$out/$name.secs"
+}
+
+# Modules run PROOF_JOBS at a time (default 2): building goals and Qed are single-threaded, so
+# one module alone leaves a core idle while the cache answers its prover calls. The provers'
+# parallelism (WP_PAR) is shared out among the jobs.
+jobs_max=${PROOF_JOBS:-2}
+mpar=$(( par / jobs_max )); [[ $mpar -ge 1 ]] || mpar=1
+names=()
+while IFS='|' read -r name files flags; do
+  name=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"$name"); [[ -z $name || $name == \#* ]] && continue
+  if [[ ${#want[@]} -gt 0 && ! " ${want[*]} " =~ " $name " ]]; then continue; fi
+  names+=("$name")
+  while [[ $(jobs -rp | wc -l) -ge $jobs_max ]]; do wait -n; done
+  prove "$name" "$files" "$flags" &
+done < "${PROOF_MODULES:-proofs/modules.conf}"
+wait
+
+for name in "${names[@]}"; do
+  log="$out/$name.log"
+  read -r provers skip <"$out/$name.meta"
+  read -r rc secs <"$out/$name.secs" || { rc=1; secs=-; }
   read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) \/ \([0-9]*\).*/\1 \2/p' "$log" | tail -n1)
   proved=${proved:-0}; total=${total:-0}
   # Goals whose prover result came from the cache (WP's summary: "(cached: N)" per prover).
   cached=$(sed -n '/^\[wp\] Proved goals:/,$s/.*(cached: \([0-9]*\)).*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
   all_cached=$((all_cached + cached))
-  printf '%-12s %9s %7s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$cached" "$secs" "$provers" "${skip:--}"
+  printf '%-12s %9s %7s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$cached" "$secs" "$provers" "$skip"
   all_proved=$((all_proved + proved)); all_total=$((all_total + total))
   if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -aq '^\[kernel\].*User Error' "$log"; then
     fail=$((fail + 1)); failed_mods+=("$name")
@@ -84,7 +109,7 @@ while IFS='|' read -r name files flags; do
   else
     pass=$((pass + 1))
   fi
-done < "${PROOF_MODULES:-proofs/modules.conf}"
+done
 secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 printf '%-12s %9s %7s %7s %8s  %s\n' total "$all_proved" "$all_total" "$all_cached" "$secs" "$pass of $((pass + fail)) modules proved"
 
