@@ -11,5 +11,11 @@ pid_t run_child(int (*fn)(int to, int from), int to, int from);
 /* Reaps p: 0 if it exited with status 0, else 1, printing "WHO: exit N" or "WHO: signal N"
  * on stderr. */
 int wait_child(pid_t p, const char *who);
+/* Plays one scenario of a two-process test: forks server(sc, to, from) and client(sc, to, from)
+ * joined by two pipes (each child keeps only its own ends, so a peer that exits is seen as end
+ * of file and a failing scenario ends instead of hanging), and reaps both: rc[0] and rc[1] are
+ * wait_child's results for the server and the client. */
+void run_pair(int (*server)(int sc, int to, int from), int (*client)(int sc, int to, int from),
+              int sc, int rc[2]);
 
 #endif

@@ -71,7 +71,7 @@ static bool untouched(const uint8_t *m) {
   return true;
 }
 
-static int server(enum scenario sc, int to, int from) {
+static int server(int sc, int to, int from) {
   struct ep e;
   int rc = ep_open(&e, nicd_dev(0), sc != S_VI_CLOSED, sc != S_MEM_CLOSED);
   if (rc) return 10 + rc;
@@ -99,7 +99,7 @@ static int server(enum scenario sc, int to, int from) {
   return bad ? 30 : 0;
 }
 
-static int client(enum scenario sc, int to, int from) {
+static int client(int sc, int to, int from) {
   struct ep e;
   int rc = ep_open(&e, nicd_dev(1), true, true);
   if (rc) return 10 + rc;
@@ -137,25 +137,11 @@ static int client(enum scenario sc, int to, int from) {
   return st == want ? 0 : 40;
 }
 
-static enum scenario g_sc;
-static int s2c[2], c2s[2];
-static int server_child(int to, int from) {
-  close(c2s[1]), close(s2c[0]);
-  return server(g_sc, to, from);
-}
-static int client_child(int to, int from) {
-  close(s2c[1]), close(c2s[0]);
-  return client(g_sc, to, from);
-}
-
 static void run_scenario(enum scenario sc) {
-  g_sc = sc;
-  CHECK(pipe(s2c) == 0 && pipe(c2s) == 0);
-  pid_t s = run_child(server_child, s2c[1], c2s[0]);
-  pid_t c = run_child(client_child, c2s[1], s2c[0]);
-  close(s2c[0]), close(s2c[1]), close(c2s[0]), close(c2s[1]);
-  CHECK_EQ(wait_child(s, "server"), 0);
-  CHECK_EQ(wait_child(c, "client"), 0);
+  int rc[2];
+  run_pair(server, client, (int)sc, rc);
+  CHECK_EQ(rc[0], 0);
+  CHECK_EQ(rc[1], 0);
 }
 
 static void t_rdma_allowed(void) { run_scenario(S_ALLOWED); }

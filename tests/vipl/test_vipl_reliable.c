@@ -85,7 +85,7 @@ struct rinfo { uint64_t addr; VIP_MEM_HANDLE mh; };
 
 /* nic0: accepts, posts what the scenario wants, reports where its region is, and checks
  * what it sees once the client is done. */
-static int server(enum scenario sc, int to_client, int from_client) {
+static int server(int sc, int to_client, int from_client) {
   struct ep e;
   int rc = ep_open(&e, nicd_dev(0), sc != S_UNRELIABLE_NO_DESC);
   if (rc) return 10 + rc;
@@ -138,7 +138,7 @@ static int server(enum scenario sc, int to_client, int from_client) {
 }
 
 /* nic1: connects and sends what the scenario says; checks its completions. */
-static int client(enum scenario sc, int to_server, int from_server) {
+static int client(int sc, int to_server, int from_server) {
   struct ep e;
   int rc = ep_open(&e, nicd_dev(1), sc != S_UNRELIABLE_NO_DESC);
   if (rc) return 10 + rc;
@@ -200,28 +200,12 @@ static int client(enum scenario sc, int to_server, int from_server) {
 }
 
 static pid_t g_nicd;
-static enum scenario g_sc;        /* the scenario run_scenario's children play */
-static int s2c[2], c2s[2];        /* server to client, client to server */
-
-/* Each child keeps only its own pipe ends, so that a peer that exits is seen as end of file
- * and a failing scenario ends instead of hanging. */
-static int server_child(int to, int from) {
-  close(c2s[1]), close(s2c[0]);
-  return server(g_sc, to, from);
-}
-static int client_child(int to, int from) {
-  close(s2c[1]), close(c2s[0]);
-  return client(g_sc, to, from);
-}
 
 static void run_scenario(enum scenario sc) {
-  g_sc = sc;
-  CHECK(pipe(s2c) == 0 && pipe(c2s) == 0);
-  pid_t s = run_child(server_child, s2c[1], c2s[0]);
-  pid_t c = run_child(client_child, c2s[1], s2c[0]);
-  close(s2c[0]), close(s2c[1]), close(c2s[0]), close(c2s[1]);
-  CHECK_EQ(wait_child(s, "server"), 0);
-  CHECK_EQ(wait_child(c, "client"), 0);
+  int rc[2];
+  run_pair(server, client, (int)sc, rc);
+  CHECK_EQ(rc[0], 0);
+  CHECK_EQ(rc[1], 0);
 }
 
 static void t_reliable_send_acknowledged(void) { run_scenario(S_ACKED); }
