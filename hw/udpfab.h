@@ -54,4 +54,13 @@ int udpfab_set_addr(struct fabric *f, const struct udpfab_addr *a);
 int udpfab_flush(struct fabric *f);
 void udpfab_stats(struct fabric *f, struct udpfab_stats *out);
 
+/* Traffic between this endpoint's nodes and one other node, as the datagrams went: frames
+ * and bytes (link frames) sent to it and accepted from it, and datagrams claiming to come from
+ * it that were dropped (any verdict, or a wrong sender address). */
+struct udpfab_peer_stats {
+  uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, rx_bad;
+};
+/* 0, or -EINVAL for a node out of range. */
+int udpfab_peer_stats(struct fabric *f, unsigned node, struct udpfab_peer_stats *out);
+
 #endif
