@@ -287,9 +287,14 @@ static void do_fabric(int c) {
                    (unsigned long long)st.tx_datagrams, (unsigned long long)st.tx_batches,
                    (unsigned long long)st.tx_errors, (unsigned long long)st.rx_datagrams,
                    (unsigned long long)st.rx_batches);
-  for (int v = 1; v < UDPWIRE_V_NVERDICTS && n > 0 && (size_t)n < sizeof out; v++)
-    n += snprintf(out + n, sizeof out - (size_t)n, " bad_%s=%llu", udpwire_verdict_name(v),
+  for (int v = 1; v < UDPWIRE_V_NVERDICTS && n > 0 && (size_t)n < sizeof out; v++) {
+    char key[32];
+    snprintf(key, sizeof key, "%s", udpwire_verdict_name(v));
+    for (char *k = key; *k; k++)
+      if (*k == '-') *k = '_';
+    n += snprintf(out + n, sizeof out - (size_t)n, " bad_%s=%llu", key,
                   (unsigned long long)st.bad[v]);
+  }
   if (n > 0 && (size_t)n < sizeof out)
     snprintf(out + n, sizeof out - (size_t)n,
              " bad_addr=%llu inj_loss=%llu inj_dup=%llu inj_reorder=%llu inj_corrupt=%llu",
