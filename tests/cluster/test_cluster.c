@@ -260,7 +260,7 @@ static VIP_RETURN post_recv(struct ep *e, unsigned i) {
 /* What the server tells the client: where RDMA Writes may go. */
 struct target { uint64_t addr; VIP_MEM_HANDLE mh; };
 
-enum { S_SENDRECV, S_HOLD };
+enum { S_SENDRECV, S_HOLD, S_PEER_EXITS };
 
 /* Node 0 (nicd A): takes ROUNDS batches of BATCH messages and checks every byte, then lets
  * the client RDMA-write its region and checks that. S_HOLD: after connecting, waits for a
@@ -278,7 +278,7 @@ static int server(int sc, int to, int from) {
   if (VipConnectWait(e.nic, (VIP_NET_ADDRESS *)la, 10000, (VIP_NET_ADDRESS *)ra, &rat, &c) != VIP_SUCCESS)
     return 21;
   if (VipConnectAccept(c, e.vi) != VIP_SUCCESS) return 22;
-  if (sc == S_HOLD) {
+  if (sc == S_HOLD || sc == S_PEER_EXITS) {
     if (write(to, "c", 1) != 1) return 23;
     VIP_DESCRIPTOR *got = NULL;
     VIP_RETURN r = VipRecvWait(e.vi, 20000, &got);
@@ -286,7 +286,8 @@ static int server(int sc, int to, int from) {
     bool err = r != VIP_SUCCESS && r != VIP_TIMEOUT;
     err |= r == VIP_SUCCESS && got && (got->CS.Status & VIP_STATUS_ERROR_MASK);
     char k = err ? 'e' : 't';
-    if (write(to, &k, 1) != 1) return 24;
+    if (sc == S_HOLD && write(to, &k, 1) != 1) return 24;   /* S_PEER_EXITS: nobody reads */
+    if (!err) fprintf(stderr, "server: receive ended with rc %d, not an error\n", r);
     return err ? 0 : 25;
   }
   for (unsigned round = 0; round < ROUNDS; round++) {
@@ -338,6 +339,10 @@ static int client(int sc, int to, int from) {
     return 20;
   }
   char k;
+  if (sc == S_PEER_EXITS) {   /* connected: the process ends without a word */
+    if (read(from, &k, 1) != 1) return 21;
+    _exit(0);
+  }
   if (sc == S_HOLD) {
     /* The parent kills nicd A once we wait; our receive must end with an error, not hang
      * (the parent times it). */
@@ -546,6 +551,55 @@ static void t_peer_nicd_killed_then_restarted(void) {
   CHECK_EQ(rc[1], 0);
 }
 
+/* A process on nicd B dies: nicd B reaps its VI and tells nicd A, whose VI goes ERROR, so the
+ * server's receive ends with an error. */
+static void t_owner_death_crosses_nicds(void) {
+  int rc[2];
+  run_pair(server, client, S_PEER_EXITS, rc);
+  CHECK_EQ(rc[0], 0);
+  CHECK_EQ(rc[1], 0);
+}
+
+/* nicd A stops answering without closing anything (SIGSTOP: a hung or cut-off host): its
+ * heartbeats stop, and nicd B fails the connection within 2 s. */
+static void t_silent_peer_nicd_detected(void) {
+  int a[2], c2s[2], s2c[2];
+  CHECK(pipe(a) == 0 && pipe(c2s) == 0 && pipe(s2c) == 0);
+  pid_t s = fork();
+  if (s == 0) {
+    close(a[0]);
+    int never[2];
+    if (pipe(never) != 0) exit(99);
+    exit(server(S_HOLD, a[1], never[0]));
+  }
+  pid_t c = fork();
+  if (c == 0) {
+    close(s2c[1]), close(c2s[0]);
+    exit(client(S_HOLD, c2s[1], s2c[0]));
+  }
+  close(a[1]), close(s2c[0]), close(c2s[1]);
+  char k = 0;
+  CHECK(read(a[0], &k, 1) == 1 && k == 'c');
+  CHECK(read(c2s[0], &k, 1) == 1 && k == 'w');
+  uint64_t t0 = now_ms();
+  kill(C.pid[0], SIGSTOP);
+  int rcc = wait_child(c, "client on nicd B");
+  uint64_t took = now_ms() - t0;
+  fprintf(stderr, "nicd A stopped: the client on nicd B had its error after %llu ms\n",
+          (unsigned long long)took);
+  CHECK_EQ(rcc, 0);
+  CHECK(took <= 2000);
+  kill(C.pid[0], SIGCONT);
+  /* Woken, nicd A finds its control connection closed: the server's VI goes ERROR too. */
+  CHECK(read(a[0], &k, 1) == 1 && k == 'e');
+  CHECK_EQ(wait_child(s, "server on nicd A"), 0);
+  close(a[0]), close(s2c[1]), close(c2s[0]);
+  int rc[2];   /* and new connections work */
+  run_pair(server, client, S_SENDRECV, rc);
+  CHECK_EQ(rc[0], 0);
+  CHECK_EQ(rc[1], 0);
+}
+
 static int run_nicd_with(const char *text, char *out, size_t cap) {
   char path[200];
   snprintf(path, sizeof path, "%s/bad", C.dir);
@@ -601,6 +655,8 @@ int main(void) {
   RUN(t_vipl_send_recv_rdma);
   RUN(t_bad_datagrams_dropped_and_counted);
   RUN(t_unreachable_peer_fails_fast);
+  RUN(t_owner_death_crosses_nicds);
+  RUN(t_silent_peer_nicd_detected);
   RUN(t_peer_nicd_killed_then_restarted);
   RUN(t_bad_cluster_file_refused);
   RUN(t_ipv6_loopback);
