@@ -7,7 +7,7 @@ CLUSTER_T := $(B)/tests/cluster
 # (tests/common/module.mk comes later in the sort: its objects are spelled out.)
 $(B)/san/tests/cluster/%.o: INCLUDES += $(VIPL_INCLUDES)
 TEST_BINS += $(CLUSTER_T)/test_cluster
-TESTS     += $(CLUSTER_T)/test_cluster
+TESTS     += $(CLUSTER_T)/test_cluster tests/cluster/cluster.sh
 
 $(CLUSTER_T)/test_cluster: $(B)/san/tests/cluster/test_cluster.o $(B)/san/tests/common/child.o $(VIPL_LIB_SAN) \
                            $(HW_LIB_SAN) $(NICD)
