@@ -39,8 +39,8 @@ void nicd_loop(struct nicd *d) {
     bool did = false;
     for (unsigned i = 0; i < d->n; i++)
       did |= d->lanai ? lanai_run(&d->cpu[i], i) : fw_dispatch_poll(&d->fw[i]);
-    if (d->udp) udpfab_flush(d->fab);
     if (did) continue;
+    if (d->udp) udpfab_flush(d->fab);   /* what the passes sent leaves before any wait */
     uint64_t next = NIC_NEVER;
     for (unsigned i = 0; i < d->n; i++) {
       uint64_t t = nic_next_due(d->nic[i]);
