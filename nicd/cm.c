@@ -281,9 +281,10 @@ static void do_fabric(int c) {
   udpfab_stats(D->fab, &st);
   char out[900];
   int n = snprintf(out, sizeof out,
-                   "OK udp port=%u nodes=%u control=%u tx_datagrams=%llu tx_batches=%llu "
-                   "tx_errors=%llu rx_datagrams=%llu rx_batches=%llu",
+                   "OK udp port=%u nodes=%u control=%u control_refused=%llu tx_datagrams=%llu "
+                   "tx_batches=%llu tx_errors=%llu rx_datagrams=%llu rx_batches=%llu",
                    (unsigned)udpfab_port(D->fab), D->clu.nodes, peer_live(),
+                   (unsigned long long)peer_refused(),
                    (unsigned long long)st.tx_datagrams, (unsigned long long)st.tx_batches,
                    (unsigned long long)st.tx_errors, (unsigned long long)st.rx_datagrams,
                    (unsigned long long)st.rx_batches);

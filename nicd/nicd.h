@@ -159,6 +159,8 @@ void peer_bind_vi(unsigned lnode, unsigned vi, int conn, uint32_t gen);
 void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi);
 /* Per-connection state for nicstat (FABRIC): live connections to peers. */
 unsigned peer_live(void);
+/* Control connections refused: from an address that is no peer's host. */
+uint64_t peer_refused(void);
 
 /* cmparse.c: one request line of the connection manager (CONNECT.md), split in place. */
 enum cm_verb { CM_BAD, CM_PING, CM_RESOLVE, CM_STATS, CM_WAIT, CM_CONNECT, CM_ACCEPT, CM_REJECT,

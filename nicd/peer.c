@@ -5,7 +5,9 @@
  * Lines as in the host protocol; a heartbeat every HB_MS, and a connection silent for DEAD_MS
  * (or closed, or refused, or not established within DIAL_MS) is lost: what went through it
  * fails and every local VI paired through it goes ERROR, its host signalled. Runs in the
- * connection manager's thread, so it shares cm.c's tables without locks. */
+ * connection manager's thread, so it shares cm.c's tables without locks. A connection from an
+ * address that is no peer's host is refused (counted); like the datagrams, the lines of a peer
+ * are trusted (the cluster's network is). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
@@ -51,6 +53,10 @@ static int lfd = -1;
 static struct conn C[MAXCONN];
 static uint32_t next_gen = 1;
 static struct vbind vb[NICD_MAX_NICS][HOSTIF_NVI];
+/* The addresses control connections are accepted from: the peers' hosts. */
+static struct sockaddr_storage *allow;
+static unsigned nallow;
+static uint64_t refused;
 
 static void lose(int i, const char *why);
 
@@ -214,6 +220,49 @@ static void lose(int i, const char *why) {
   cm_remote_lost(i, gen, why);
 }
 
+static bool same_ip(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
+  if (a->ss_family != b->ss_family) return false;
+  if (a->ss_family == AF_INET)
+    return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+           ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+  return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                 &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+}
+
+static bool allowed(int fd) {
+  struct sockaddr_storage from;
+  socklen_t len = sizeof from;
+  if (getpeername(fd, (struct sockaddr *)&from, &len) != 0) return false;
+  for (unsigned i = 0; i < nallow; i++)
+    if (same_ip(&allow[i], &from)) return true;
+  return false;
+}
+
+/* Every address of every peer's host. */
+static int allow_peers(char *err, size_t cap) {
+  for (unsigned p = 0; p < D->clu.npeers; p++) {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc = getaddrinfo(D->clu.peers[p].host, NULL, &hints, &res);
+    if (rc) {
+      snprintf(err, cap, "peer %s: %s", D->clu.peers[p].host, gai_strerror(rc));
+      return -1;
+    }
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+      struct sockaddr_storage *m = realloc(allow, (nallow + 1) * sizeof *allow);
+      if (!m) {
+        freeaddrinfo(res);
+        snprintf(err, cap, "out of memory");
+        return -1;
+      }
+      allow = m;
+      memset(&allow[nallow], 0, sizeof *allow);
+      memcpy(&allow[nallow++], a->ai_addr, a->ai_addrlen);
+    }
+    freeaddrinfo(res);
+  }
+  return 0;
+}
+
 static bool num(const char *s, unsigned *out) {
   if (!s || !*s || strlen(s) > 10) return false;
   unsigned long long v = 0;
@@ -326,6 +375,12 @@ void peer_serve(const struct pollfd *p, int n) {
     if (p[k].fd == lfd) {
       int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) continue;
+      if (!allowed(fd)) {
+        refused++;
+        if (D->verbose) fprintf(stderr, "nicd: a control connection from no peer's host: refused\n");
+        close(fd);
+        continue;
+      }
       int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       if (new_slot(fd, -1, false) < 0) close(fd);
@@ -356,6 +411,8 @@ void peer_serve(const struct pollfd *p, int n) {
   }
 }
 
+uint64_t peer_refused(void) { return refused; }
+
 unsigned peer_live(void) {
   unsigned n = 0;
   for (int i = 0; i < MAXCONN; i++) n += C[i].fd >= 0 && !C[i].dialing;
@@ -367,6 +424,7 @@ int peer_start(struct nicd *d, char *err, size_t cap) {
   for (int i = 0; i < MAXCONN; i++) C[i].fd = -1;
   for (unsigned li = 0; li < NICD_MAX_NICS; li++)
     for (unsigned vi = 0; vi < HOSTIF_NVI; vi++) vb[li][vi].conn = -1;
+  if (allow_peers(err, cap) != 0) return -1;
   char ps[8];
   snprintf(ps, sizeof ps, "%u", (unsigned)d->clu.port);
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
@@ -399,4 +457,7 @@ void peer_stop(void) {
     if (C[i].fd >= 0) close(C[i].fd);
   if (lfd >= 0) close(lfd);
   lfd = -1;
+  free(allow);
+  allow = NULL;
+  nallow = 0;
 }

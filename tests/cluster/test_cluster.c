@@ -667,6 +667,55 @@ static void t_fault_injection_counted_and_seeded(void) {
   CHECK((C.pid[1] = start_nicd(1)) > 0);
 }
 
+/* A TCP connection to nicd A's control port from source address src; sends text; true if
+ * nicd closed it within 2 s. */
+static bool control_closes(const char *src, const char *text) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in me = {.sin_family = AF_INET}, to = {.sin_family = AF_INET,
+                                                        .sin_port = htons(C.port[0])};
+  inet_pton(AF_INET, src, &me.sin_addr);
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof me) != 0 ||
+      connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  bool closed = false;
+  if (write(fd, text, strlen(text)) == (ssize_t)strlen(text)) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char b[256];
+    uint64_t t0 = now_ms();
+    while (!closed && now_ms() - t0 < 2000 && poll(&p, 1, 2000) > 0) {
+      ssize_t r = read(fd, b, sizeof b);   /* heartbeats may come first */
+      closed = r == 0 || (r < 0 && errno == ECONNRESET);
+      if (r < 0 && !closed) break;
+    }
+  }
+  close(fd);
+  return closed;
+}
+
+/* The nicd-to-nicd control port takes peers' hosts only, and a peer that speaks nonsense is
+ * cut off; the connection manager names a node nobody hosts. nicd keeps working. */
+static void t_control_port_misuse(void) {
+  long long refused = counter(0, "FABRIC\n", "control_refused");
+  CHECK(control_closes("127.0.0.2", "HELLO 1\n"));              /* no peer's host */
+  CHECK_EQ(counter(0, "FABRIC\n", "control_refused"), refused + 1);
+  CHECK(control_closes("127.0.0.1", "HELLO 1\nNONSENSE 1 2\n"));
+  CHECK(control_closes("127.0.0.1", "HELLO 2\n"));              /* another version */
+  CHECK(control_closes("127.0.0.1", "CONN 1 2\n"));             /* wrong shape */
+  char line[700], out[256];
+  memset(line, 'x', sizeof line - 2);
+  line[sizeof line - 2] = '\n', line[sizeof line - 1] = 0;
+  CHECK(control_closes("127.0.0.1", line));                       /* a line too long */
+  CHECK(cm(1, "CONNECT 1 1 9 ab -\n", out, sizeof out) == 0 && !strncmp(out, "ERR NONIC", 9));
+  CHECK(cm(0, "PEER 9\n", out, sizeof out) == 0 && !strncmp(out, "ERR NONIC", 9));
+  int rc[2];
+  run_pair(server, client, S_SENDRECV, rc);
+  CHECK_EQ(rc[0], 0);
+  CHECK_EQ(rc[1], 0);
+}
+
 static int run_nicd_with(const char *text, char *out, size_t cap) {
   char path[200];
   snprintf(path, sizeof path, "%s/bad", C.dir);
@@ -723,6 +772,7 @@ int main(void) {
   RUN(t_bad_datagrams_dropped_and_counted);
   RUN(t_unreachable_peer_fails_fast);
   RUN(t_fault_injection_counted_and_seeded);
+  RUN(t_control_port_misuse);
   RUN(t_owner_death_crosses_nicds);
   RUN(t_silent_peer_nicd_detected);
   RUN(t_peer_nicd_killed_then_restarted);
