@@ -252,6 +252,10 @@ static void do_accept(int c, unsigned id, unsigned node, unsigned vi) {
     reply(c, "ERR STATE VIs not idle or reliability differs");
     reply(r->from, "ERR REJECTED the peer VI could not be connected");
   } else {
+    if (D->udp) {   /* paired here: no control connection speaks for them any more */
+      peer_bind_vi(node, vi, -1, 0);
+      peer_bind_vi(r->node, r->vi, -1, 0);
+    }
     reply(c, "OK CONNECTED %u %u", r->node, r->vi);
     reply(r->from, "OK CONNECTED %u %u", node, vi);
   }

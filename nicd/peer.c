@@ -212,7 +212,8 @@ static void lose(int i, const char *why) {
       if (vb[li][vi].conn != i || vb[li][vi].gen != gen) continue;
       vb[li][vi] = (struct vbind){.conn = -1};
       struct hostif_vi *v = vitab_vi(D, D->node[li], vi);
-      if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) == HOSTIF_VI_CONNECTED) {
+      if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) == HOSTIF_VI_CONNECTED &&
+          nicd_local(D, v->remote_node) < 0) {
         __atomic_store_n(&v->state, HOSTIF_VI_ERROR, __ATOMIC_RELEASE);
         nic_signal_host(D->nic[li], HOSTIF_SIG_VI(vi));
       }
