@@ -60,7 +60,7 @@ struct udpfab {
   struct fabric_counters *cnt; /* [nodes] */
   struct udpfab_peer_stats *ps; /* [nodes]: traffic with each node */
   struct udpfault fault;
-  bool faulty;
+  bool faulty, caller_flushes;
   unsigned batch, ntx;
   struct txslot *tx;           /* [batch] */
   struct txslot hold;          /* a datagram held back to be sent after the next one */
@@ -298,7 +298,7 @@ static int uf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
   if (!is_local(u, node)) return -EINVAL;
   int li = u->lidx[node];
   u->last_now = now;
-  udpfab_flush(f);
+  if (!u->caller_flushes) udpfab_flush(f);
   drain(u, now);
   free(u->held[li]);
   u->held[li] = NULL;
@@ -323,7 +323,7 @@ static int uf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
 static uint64_t uf_next_due(struct fabric *f, uint16_t node, int from) {
   struct udpfab *u = U(f);
   if (!is_local(u, node)) return FAB_NEVER;
-  udpfab_flush(f);
+  if (!u->caller_flushes) udpfab_flush(f);
   drain(u, u->last_now);
   unsigned src;
   struct link *l = pick(u, u->lidx[node], from, &src);
@@ -453,6 +453,7 @@ struct fabric *udpfab_create(const struct udpfab_config *cfg, char *err, size_t 
   if (udpfault_init(&u->fault, &cfg->faults))
     return fail(u, err, errcap, "udp fabric: fault probabilities must be in 0..1");
   u->faulty = udpfault_active(&u->fault);
+  u->caller_flushes = cfg->caller_flushes;
   for (unsigned i = 0; i < cfg->nlocal; i++) {
     uint16_t n = cfg->local[i];
     if (n >= cfg->nodes || u->lidx[n] >= 0)

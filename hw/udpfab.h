@@ -2,7 +2,7 @@
  * machines reach each other. One socket per endpoint (IPv4 or IPv6), bound to the address of
  * the nodes it hosts; each link frame travels as one datagram (udpwire.h) to the address of its
  * destination node. Sends are batched and leave with sendmmsg at the next poll, next_due or
- * udpfab_flush (or when the batch is full); receives are drained with recvmmsg into per-link
+ * udpfab_flush (or when the batch is full; with caller_flushes only at the last two); receives are drained with recvmmsg into per-link
  * FIFO queues. Every datagram is checked (udpwire_check, and its sender's address against the
  * source node's) and a bad one is dropped and counted, never handed on. Faults can be
  * injected (udpfault.h). Not thread-safe: one thread drives the endpoint. */
@@ -32,6 +32,9 @@ struct udpfab_config {
   unsigned nlocal;
   struct udpfault_cfg faults;
   unsigned batch;                   /* datagrams per sendmmsg/recvmmsg, 0: 32 */
+  bool caller_flushes;              /* sends leave only when the batch is full or at
+                                       udpfab_flush (a daemon's loop flushes before it waits),
+                                       not at every poll/next_due */
 };
 
 /* What the endpoint counted besides fabric_counters. */

@@ -249,7 +249,8 @@ int main(int argc, char **argv) {
   if (D.udp) {
     char err[UDPFAB_ERR_LEN];
     struct udpfab_config uc = {.nodes = D.clu.nodes, .addrs = addrs, .naddrs = naddrs,
-                               .local = D.node, .nlocal = n, .faults = faults};
+                               .local = D.node, .nlocal = n, .faults = faults,
+                               .caller_flushes = true};   /* loop.c flushes before waiting */
     D.nodes = D.clu.nodes;
     D.fab = udpfab_create(&uc, err, sizeof err);
     if (!D.fab) {

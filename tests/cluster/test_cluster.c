@@ -653,8 +653,7 @@ static void t_fault_injection_counted_and_seeded(void) {
     fprintf(stderr, "seed 42: %lld frames, %lld datagrams sent, lost %lld, duplicated %lld, "
             "damaged %lld, reordered %lld; nicd A received %lld, dropped %lld\n", got[run][5],
             got[run][4], got[run][0], got[run][1], got[run][2], got[run][3], rx, bad1 - bad0);
-    /* Reordering needs a second datagram in the same batch (udpfault.h): one frame per
-     * message, sent as it is posted, rarely has one, so it is not required here. */
+    /* Reordering needs a second datagram in the same batch (udpfault.h): not required. */
     for (int i = 0; i < 3; i++) CHECK(got[run][i] > 0);
     CHECK(got[run][5] >= NUNREL);
     CHECK_EQ(got[run][4], got[run][5] - got[run][0] + got[run][1]);
@@ -662,7 +661,10 @@ static void t_fault_injection_counted_and_seeded(void) {
     CHECK_EQ(rx, got[run][4]);
     CHECK(bad1 - bad0 >= got[run][2] && bad1 - bad0 <= 2 * got[run][2]);
   }
-  for (int i = 0; i < 6; i++) CHECK_EQ(got[0][i], got[1][i]);
+  /* The same seed, the same faults; a held-back datagram is counted as reordered only when
+   * another overtakes it before the batch leaves, which depends on timing. */
+  for (int i = 0; i < 6; i++)
+    if (i != 3) CHECK_EQ(got[0][i], got[1][i]);
   stop_nicd(1, false);
   CHECK((C.pid[1] = start_nicd(1)) > 0);
 }
