@@ -1,7 +1,7 @@
 /* A cluster of nicds over UDP on loopback (nicd --udp, no namespaces needed): nicd A hosts node
  * 0, nicd B nodes 1 and 2, each with its own run directory; node 3 has an address where no nicd
- * runs. Host programs on different nicds connect through the nicd-to-nicd control protocol
- * and move data over UDP datagrams: VIPL send/receive and RDMA Write with every byte checked,
+ * runs, node 4 one that never answers. Host programs on different nicds connect
+ * through the nicd-to-nicd control protocol and move data over UDP datagrams: VIPL send/receive and RDMA Write with every byte checked,
  * over IPv4 and IPv6; per-peer counters; bad datagrams sent at a nicd's port are dropped and
  * counted and it keeps working; a connection to a node whose nicd is not there fails quickly;
  * nicd A SIGKILLed under programs waiting on B gives them errors within 2 s, and a restarted
@@ -44,7 +44,8 @@ VT_GLOBALS;
 static struct {
   bool v6;
   char dir[64], file[128], prefix[40];
-  uint16_t port[NNICD + 1];      /* the last: node 3's, where nobody listens */
+  uint16_t port[NNICD + 2];      /* then node 3's, where nobody listens, and node 4's tarpit */
+  int tarpit[3];                 /* a listener that never accepts, its queue full: SYNs die */
   pid_t pid[NNICD];
   char run[NNICD][128], sock[NNICD][160];
 } C;
@@ -92,6 +93,36 @@ static uint16_t free_port(void) {
     if (port) return port;
   }
   return 0;
+}
+
+/* A TCP port where connections are never answered (a host that drops SYNs): a listener with
+ * a backlog of 0 that never accepts, its queue filled by connections of our own. */
+static uint16_t tarpit(void) {
+  uint16_t port = free_port();
+  struct sockaddr_storage ss = {0};
+  socklen_t len;
+  if (C.v6) {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+    *a = (struct sockaddr_in6){.sin6_family = AF_INET6, .sin6_port = htons(port),
+                               .sin6_addr = in6addr_loopback};
+    len = sizeof *a;
+  } else {
+    struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+    *a = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(port),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    len = sizeof *a;
+  }
+  C.tarpit[0] = socket(ss.ss_family, SOCK_STREAM, 0);
+  if (!port || C.tarpit[0] < 0 || bind(C.tarpit[0], (struct sockaddr *)&ss, len) != 0 ||
+      listen(C.tarpit[0], 0) != 0)
+    return 0;
+  for (int i = 1; i < 3; i++) {
+    C.tarpit[i] = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (C.tarpit[i] < 0) return 0;
+    connect(C.tarpit[i], (struct sockaddr *)&ss, len);   /* EINPROGRESS or done */
+  }
+  sleep_ms(20);
+  return port;
 }
 
 /* One request to nicd k's connection manager; 0 and the reply line, or -1. */
@@ -183,12 +214,13 @@ static bool cluster_start(bool v6) {
   if (mkdir(C.dir, 0700) != 0) return false;
   for (int k = 0; k <= NNICD; k++)
     if (!(C.port[k] = free_port())) return false;
+  if (!(C.port[NNICD + 1] = tarpit())) return false;
   FILE *f = fopen(C.file, "w");
   if (!f) return false;
   const char *l = v6 ? "[" : "", *r = v6 ? "]" : "", *h = loop_host();
   fprintf(f, "# the test cluster\nnic0 0 %s%s%s:%u\n10.0.0.1 0\nnic1 1 %s%s%s:%u\n10.0.0.2 1\n"
-          "nic2 2 %s%s%s:%u\nnic3 3 %s%s%s:%u\n", l, h, r, C.port[0], l, h, r, C.port[1], l, h, r,
-          C.port[1], l, h, r, C.port[2]);
+          "nic2 2 %s%s%s:%u\nnic3 3 %s%s%s:%u\nfar 4 %s%s%s:%u\n", l, h, r, C.port[0], l, h, r,
+          C.port[1], l, h, r, C.port[1], l, h, r, C.port[2], l, h, r, C.port[3]);
   fclose(f);
   for (int k = 0; k < NNICD; k++) {
     snprintf(C.run[k], sizeof C.run[k], "%s/run%d", C.dir, k);
@@ -204,6 +236,8 @@ static bool cluster_start(bool v6) {
 
 static void cluster_stop(void) {
   for (int k = 0; k < NNICD; k++) stop_nicd(k, false);
+  for (int i = 0; i < 3; i++)
+    if (C.tarpit[i] > 0) close(C.tarpit[i]);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", C.dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", C.dir);
@@ -516,9 +550,7 @@ static void t_bad_datagrams_dropped_and_counted(void) {
   CHECK_EQ(rc[1], 0);
 }
 
-static int connect_to(int to, int from) {
-  (void)to, (void)from;
-  const int sc = 3;
+static int connect_to_node(int sc) {
   struct ep e;
   int rc = ep_open(&e, 1);
   if (rc) return 10 + rc;
@@ -533,10 +565,15 @@ static int connect_to(int to, int from) {
   /* nicd answers ERR UNREACH (VIPL: VIP_ERROR_RESOURCE), not a timeout. */
   return r == VIP_ERROR_RESOURCE && took < 2000 ? 0 : 1;
 }
+static int connect_to_closed_port(int to, int from) { (void)to, (void)from; return connect_to_node(3); }
+static int connect_to_black_hole(int to, int from) { (void)to, (void)from; return connect_to_node(4); }
 
 static void t_unreachable_peer_fails_fast(void) {
-  pid_t p = run_child(connect_to, -1, -1);
+  pid_t p = run_child(connect_to_closed_port, -1, -1);   /* refused at once */
   CHECK_EQ(wait_child(p, "connect to node 3"), 0);
+  /* A host that does not answer (its SYNs are dropped): the dial gives up after 1 s. */
+  p = run_child(connect_to_black_hole, -1, -1);
+  CHECK_EQ(wait_child(p, "connect to node 4"), 0);
 }
 
 static void t_peer_nicd_killed_then_restarted(void) {
@@ -718,7 +755,7 @@ static void t_control_port_misuse(void) {
   CHECK_EQ(rc[1], 0);
 }
 
-static int run_nicd_with(const char *text, char *out, size_t cap) {
+static int run_nicd_with(const char *text, const char *node, char *out, size_t cap) {
   char path[200];
   snprintf(path, sizeof path, "%s/bad", C.dir);
   FILE *f = fopen(path, "w");
@@ -732,8 +769,13 @@ static int run_nicd_with(const char *text, char *out, size_t cap) {
     dup2(p[1], 2), dup2(p[1], 1);
     char run[200];
     snprintf(run, sizeof run, "%s/badrun", C.dir);
-    execl(getenv("NICD") ? getenv("NICD") : "build/bin/nicd", "nicd", "--udp", "--cluster", path,
-          "--run", run, "--prefix", "/vcbad-nic", (char *)NULL);
+    const char *bin = getenv("NICD") ? getenv("NICD") : "build/bin/nicd";
+    if (node)
+      execl(bin, "nicd", "--udp", "--cluster", path, "--node", node, "--run", run, "--prefix",
+            "/vcbad-nic", (char *)NULL);
+    else
+      execl(bin, "nicd", "--udp", "--cluster", path, "--run", run, "--prefix", "/vcbad-nic",
+            (char *)NULL);
     _exit(127);
   }
   close(p[1]);
@@ -749,16 +791,27 @@ static int run_nicd_with(const char *text, char *out, size_t cap) {
 
 static void t_bad_cluster_file_refused(void) {
   char out[1024], want[300];
-  CHECK_EQ(run_nicd_with("nic0 0 127.0.0.1:7000\nnic1 1 127.0.0.1:\n", out, sizeof out), 1);
+  CHECK_EQ(run_nicd_with("nic0 0 127.0.0.1:7000\nnic1 1 127.0.0.1:\n", NULL, out, sizeof out), 1);
   snprintf(want, sizeof want, "nicd: %s/bad:2:", C.dir);
   CHECK(strstr(out, want) && strstr(out, ": error: "));
   if (!strstr(out, want)) fprintf(stderr, "got: %s", out);
   /* No node of the file at an address of this machine. */
-  CHECK_EQ(run_nicd_with("far 0 192.0.2.1:7000\n", out, sizeof out), 1);
+  CHECK_EQ(run_nicd_with("far 0 192.0.2.1:7000\n", NULL, out, sizeof out), 1);
   CHECK(strstr(out, "no node of the cluster file has an address of this machine") != NULL);
   /* A host name that does not resolve. */
-  CHECK_EQ(run_nicd_with("a 0 127.0.0.1:7000\nb 1 no-such-host.invalid:7000\n", out, sizeof out), 1);
+  CHECK_EQ(run_nicd_with("a 0 127.0.0.1:7000\nb 1 no-such-host.invalid:7000\n", NULL, out, sizeof out), 1);
   CHECK(strstr(out, "no-such-host.invalid") != NULL);
+  /* The port taken (nicd A's): the bind fails, named. */
+  char text[128];
+  snprintf(text, sizeof text, "a 0 127.0.0.1:%u\n", C.port[0]);
+  CHECK_EQ(run_nicd_with(text, NULL, out, sizeof out), 1);
+  CHECK(strstr(out, "bind") && strstr(out, "Address already in use"));
+  /* --node naming a node the file gives no address, or nodes at two addresses. */
+  CHECK_EQ(run_nicd_with("a 0 127.0.0.1:7000\nb 1\n", "1", out, sizeof out), 1);
+  CHECK(strstr(out, "--node 1: the cluster file gives no address for node 1") != NULL);
+  CHECK_EQ(run_nicd_with("a 0 127.0.0.1:7000\nb 1 127.0.0.1:7001\n", "0,1", out, sizeof out), 1);
+  CHECK(strstr(out, "one nicd hosts nodes of one address") != NULL);
+  if (strstr(out, "one nicd") == NULL) fprintf(stderr, "got: %s", out);
 }
 
 int main(void) {
