@@ -11,9 +11,11 @@
 #                                      LD_PRELOAD shim, sha256 compared), a PANIC ping
 #   scripts/cluster.sh start [options] [-- NICD-OPTIONS]   start only
 #   scripts/cluster.sh run I CMD...    run CMD as a program of host I (its namespace, its nicd)
+#   scripts/cluster.sh restart I       start host I's nicd again (after it died or was killed)
 #   scripts/cluster.sh stop            stop every nicd, remove the namespaces and the bridge
 #
-# Options: -n HOSTS (default 3), --loopback, --ipv6, --dir DIR (default /tmp/verinic-cluster),
+# Options: -n HOSTS (default 3), --loopback, --ipv6, --dir DIR (default $CLUSTER_DIR or
+# /tmp/verinic-cluster; run and restart take it from $CLUSTER_DIR only),
 # --tag T (namespace/bridge names, default vnc; window names /T-nicN). NICD-OPTIONS go to every
 # nicd, e.g. -- --loss 0.01 --seed 7 (fault injection; until the firmware retransmits, a lost
 # frame stalls its connection). Programs of host I see VERINIC_SOCKET (its nicd),
@@ -25,7 +27,7 @@ DIR=${CLUSTER_DIR:-/tmp/verinic-cluster}
 N=3 MODE= V6=0 TAG=vnc
 NICD_ARGS=()
 cmd=demo
-case ${1:-} in demo|start|stop|run) cmd=$1; shift ;; esac
+case ${1:-} in demo|start|stop|run|restart) cmd=$1; shift ;; esac
 
 if [[ $cmd == run ]]; then
   [[ $# -ge 2 ]] || { echo "usage: scripts/cluster.sh run HOST CMD..." >&2; exit 2; }
@@ -37,6 +39,32 @@ if [[ $cmd == run ]]; then
   [[ $MODE == netns ]] && ns=(ip netns exec "$TAG-h$host")
   exec env VERINIC_RUN="$DIR/shared" VERINIC_SOCKET="$DIR/host$host/nicd.sock" \
     VERINIC_HOSTS="$DIR/cluster" SOVIA_NIC="/$TAG-nic$((host - 1))" "${ns[@]}" "$@"
+fi
+
+# Starts host I's nicd (in its namespace, or on its loopback port) in the background.
+start_nicd() {
+  local i=$1 ns=() pick=()
+  mkdir -p "$DIR/host$i"
+  if [[ $MODE == netns ]]; then ns=(ip netns exec "$TAG-h$i")   # nicd finds its node by address
+  else pick=(--node $((i - 1))); fi
+  "${ns[@]}" build/bin/nicd --udp --cluster "$DIR/cluster" "${pick[@]}" --run "$DIR/host$i" \
+    --prefix "/$TAG-nic" "${NICD_ARGS[@]}" >>"$DIR/host$i/nicd.log" 2>&1 &
+}
+
+if [[ $cmd == restart ]]; then
+  [[ $# -ge 1 ]] || { echo "usage: scripts/cluster.sh restart HOST" >&2; exit 2; }
+  host=$1
+  # shellcheck source=/dev/null
+  . "$DIR/state"
+  read -r -a NICD_ARGS <<<"${NICD_ARGS_SAVED:-}"
+  pid=$(cat "$DIR/host$host/nicd.pid" 2>/dev/null || true)
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then echo "cluster.sh: host$host's nicd runs (pid $pid)" >&2; exit 1; fi
+  rm -f "$DIR/host$host/nicd.sock"
+  start_nicd "$host"
+  for _ in $(seq 100); do [[ -S $DIR/host$host/nicd.sock ]] && break; sleep 0.05; done
+  [[ -S $DIR/host$host/nicd.sock ]] || { echo "cluster.sh: host$host's nicd did not start" >&2; tail -5 "$DIR/host$host/nicd.log" >&2; exit 1; }
+  echo "host$host: nicd restarted, pid $(cat "$DIR/host$host/nicd.pid")"
+  exit 0
 fi
 
 while [[ $# -gt 0 ]]; do
@@ -108,7 +136,7 @@ addr() {   # host I's address as the cluster file writes it, and as a bare addre
     echo "10.77.0.$i $((i - 1))"   # SOVIA's IPv4 address of the node (a name)
   done
 } >"$DIR/cluster"
-printf 'N=%d\nMODE=%s\nTAG=%s\n' "$N" "$MODE" "$TAG" >"$DIR/state"
+printf 'N=%d\nMODE=%s\nTAG=%s\nNICD_ARGS_SAVED="%s"\n' "$N" "$MODE" "$TAG" "${NICD_ARGS[*]}" >"$DIR/state"
 
 if [[ $MODE == netns ]]; then
   ip link add "$TAG-br" type bridge
@@ -125,14 +153,7 @@ if [[ $MODE == netns ]]; then
   done
 fi
 
-for ((i = 1; i <= N; i++)); do
-  mkdir -p "$DIR/host$i"
-  ns=() pick=()
-  if [[ $MODE == netns ]]; then ns=(ip netns exec "$TAG-h$i")   # nicd finds its node by address
-  else pick=(--node $((i - 1))); fi
-  "${ns[@]}" build/bin/nicd --udp --cluster "$DIR/cluster" "${pick[@]}" --run "$DIR/host$i" \
-    --prefix "/$TAG-nic" "${NICD_ARGS[@]}" >"$DIR/host$i/nicd.log" 2>&1 &
-done
+for ((i = 1; i <= N; i++)); do start_nicd "$i"; done
 for ((i = 1; i <= N; i++)); do
   for _ in $(seq 100); do [[ -S $DIR/host$i/nicd.sock ]] && break; sleep 0.05; done
   if [[ ! -S $DIR/host$i/nicd.sock ]]; then
