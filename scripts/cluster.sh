@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${CLUSTER_DIR:-/tmp/verinic-cluster}
-N=3 MODE= V6=0 TAG=vnc
+N=3 MODE='' V6=0 TAG=vnc
 NICD_ARGS=()
 cmd=demo
 case ${1:-} in demo|start|stop|run|restart) cmd=$1; shift ;; esac

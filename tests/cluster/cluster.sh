@@ -5,7 +5,7 @@
 # PANIC ping of the paper's Fig. 2 between nodes of different nicds, and nicstat -f's per-node
 # counters. Fault-free; CLUSTER_NICD_ARGS="--loss P --seed N ..." is passed to every nicd.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 dir=$(mktemp -d /tmp/cluster-sh-XXXXXX)
 tag=vct$$
 pass=0 fail=0
@@ -23,47 +23,7 @@ if C start --loopback -n 3 --dir "$dir/c" --tag "$tag" -- "${extra[@]}" >"$dir/s
   ok "three nicds up on loopback UDP"
 else
   bad "cluster start: $(cat "$dir/start.log")"
-  # nicd of host1 SIGKILLed in the middle of a VIPL stream and of a SOVIA transfer into it: the
-# senders on hosts 3 and 2 end with an error within 2 s, nothing hangs; restarted, it serves.
-ms() { date +%s%3N; }
-C run 1 timeout 30 build/bin/vipl_xfer serve "/$tag-nic0" 93 >"$dir/k.srv" 2>&1 &
-ksrv=$!
-sleep 0.2
-C run 3 timeout 30 build/bin/vipl_xfer send "/$tag-nic2" host1 93 $((4 * 1024 * 1024 * 1024)) \
-  >"$dir/k.cli" 2>&1 &
-kcli=$!
-port2=$((port + 1))
-C run 1 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port2 timeout 30 \
-  socat -u TCP-LISTEN:$port2 OPEN:/dev/null 2>"$dir/k.so.srv" &
-ksosrv=$!
-for _ in $(seq 100); do [[ -e $dir/c/shared/sovia-0-$port2 ]] && break; sleep 0.05; done
-C run 2 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port2 timeout 30 \
-  socat -u FILE:/dev/zero TCP:10.77.0.1:$port2 2>"$dir/k.so.cli" &
-ksocli=$!
-sleep 0.7
-t0=$(ms)
-kill -KILL "$(cat "$dir/c/host1/nicd.pid")"
-wait $kcli; vrc=$?; t1=$(ms)
-wait $ksocli; src=$?; t2=$(ms)
-wait $ksrv $ksosrv 2>/dev/null
-if ((vrc != 0 && vrc != 124 && t1 - t0 <= 2000)); then ok "VIPL sender: an error $((t1 - t0)) ms after its peer's nicd was killed mid-stream"
-else bad "VIPL sender: exit $vrc after $((t1 - t0)) ms: $(cat "$dir/k.cli")"; fi
-if ((src != 0 && src != 124 && t2 - t0 <= 2000)); then ok "socat sender: an error $((t2 - t0)) ms after its peer's nicd was killed mid-transfer"
-else bad "socat sender: exit $src after $((t2 - t0)) ms: $(cat "$dir/k.so.cli")"; fi
-if C restart 1 >"$dir/restart.log" 2>&1; then
-  C run 1 timeout 30 build/bin/vipl_xfer serve "/$tag-nic0" 95 >"$dir/r.srv" 2>&1 &
-  srv=$!
-  sleep 0.2
-  C run 2 timeout 30 build/bin/vipl_xfer send "/$tag-nic1" host1 95 $((1024 * 1024)) >"$dir/r.cli" 2>&1
-  crc=$?
-  wait $srv
-  if ((crc == 0 && $? == 0)); then ok "restarted nicd of host1 serves a new connection"
-  else bad "after the restart: $(cat "$dir/r.cli" "$dir/r.srv")"; fi
-else
-  bad "restart: $(cat "$dir/restart.log")"
-fi
-
-echo "$pass passed, $fail failed"
+  echo "$pass passed, $fail failed"
   exit 1
 fi
 
