@@ -276,47 +276,53 @@ static bool num(const char *s, unsigned *out) {
   return true;
 }
 
+/* The lines of the control protocol: verb, then 'n' (a number) or 's' (a string) per field. */
+static const struct { const char *verb, *args; } shapes[] = {
+    {"HB", ""},        {"HELLO", "n"},   {"CONN", "nnnnssn"}, {"WDRAW", "n"}, {"ACC", "nnnn"},
+    {"REJ", "n"},      {"FAIL", "ns"},   {"DONE", "nn"},      {"DISC", "nnnn"},
+};
+
 /* One line from a peer nicd. A line that is not the protocol ends the connection. */
 static void handle(int i, char *line) {
   struct conn *c = &C[i];
   char *t[9], *save = NULL;
   int n = 0;
-  for (char *p = strtok_r(line, " ", &save); p && n < 9; p = strtok_r(NULL, " ", &save)) t[n++] = p;
+  for (char *p = strtok_r(line, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+    if (n == 9) goto bad;
+    t[n++] = p;
+  }
   if (n == 0) goto bad;
-  unsigned a[7] = {0};
-  for (int k = 1; k < n && k <= 7; k++) num(t[k], &a[k - 1]);
-  if (!strcmp(t[0], "HB")) return;
-  if (!strcmp(t[0], "HELLO")) {
-    if (n != 2 || strcmp(t[1], "1") != 0) goto bad;
-    return;
-  }
-  if (!strcmp(t[0], "CONN") && n == 8) {
-    unsigned rel;
-    if (!num(t[7], &rel)) goto bad;
-    cm_remote_request(i, c->gen, a[0], a[1], a[2], a[3], t[5], t[6], rel);
-    return;
-  }
-  if (!strcmp(t[0], "WDRAW") && n == 2) { cm_remote_withdraw(i, c->gen, a[0]); return; }
-  if (!strcmp(t[0], "ACC") && n == 5) {
+  unsigned a[8] = {0};
+  size_t k = 0;
+  while (k < sizeof shapes / sizeof shapes[0] && strcmp(t[0], shapes[k].verb)) k++;
+  if (k == sizeof shapes / sizeof shapes[0] || (size_t)n != 1 + strlen(shapes[k].args)) goto bad;
+  for (int f = 1; f < n; f++)
+    if (shapes[k].args[f - 1] == 'n' && !num(t[f], &a[f - 1])) goto bad;
+  const char *v = t[0];
+  if (!strcmp(v, "HB")) return;
+  if (!strcmp(v, "HELLO")) {
+    if (a[0] != 1) goto bad;   /* another version of the protocol */
+  } else if (!strcmp(v, "CONN")) {
+    cm_remote_request(i, c->gen, a[0], a[1], a[2], a[3], t[5], t[6], a[6]);
+  } else if (!strcmp(v, "WDRAW")) {
+    cm_remote_withdraw(i, c->gen, a[0]);
+  } else if (!strcmp(v, "ACC")) {
     bool ok = cm_remote_accepted(i, c->gen, a[0], a[2], a[3]) == 0;
     peer_send(i, c->gen, "DONE %u %u", a[1], ok ? 1u : 0u);
-    return;
-  }
-  if (!strcmp(t[0], "REJ") && n == 2) {
+  } else if (!strcmp(v, "REJ")) {
     cm_remote_answer(i, c->gen, a[0], "ERR REJECTED rejected by the peer");
-    return;
-  }
-  if (!strcmp(t[0], "FAIL") && n == 3) {
-    char msg[128];
-    const char *code = !strcmp(t[2], "NONIC") ? "NONIC no such NIC at the peer nicd, or it faulted"
-                       : !strcmp(t[2], "BUSY") ? "BUSY too many pending requests at the peer nicd"
-                                               : "INVAL refused by the peer nicd";
-    snprintf(msg, sizeof msg, "ERR %s", code);
+  } else if (!strcmp(v, "FAIL")) {
+    const char *msg = !strcmp(t[2], "NONIC") ? "ERR NONIC no such NIC at the peer nicd, or it faulted"
+                      : !strcmp(t[2], "BUSY") ? "ERR BUSY too many pending requests at the peer nicd"
+                                              : "ERR INVAL refused by the peer nicd";
     cm_remote_answer(i, c->gen, a[0], msg);
-    return;
+  } else if (!strcmp(v, "DONE")) {
+    if (a[1] > 1) goto bad;
+    cm_remote_done(i, c->gen, a[0], a[1] == 1);
+  } else {   /* DISC */
+    remote_disc(a[0], a[1], a[2], a[3]);
   }
-  if (!strcmp(t[0], "DONE") && n == 3) { cm_remote_done(i, c->gen, a[0], a[1] == 1); return; }
-  if (!strcmp(t[0], "DISC") && n == 5) { remote_disc(a[0], a[1], a[2], a[3]); return; }
+  return;
 bad:
   lose(i, "a line that is not the nicd control protocol");
 }
