@@ -814,6 +814,45 @@ static void t_bad_cluster_file_refused(void) {
   if (strstr(out, "one nicd") == NULL) fprintf(stderr, "got: %s", out);
 }
 
+/* Without --node a nicd hosts the nodes at an address of its machine: node 1 of this file
+ * (127.0.0.1), not node 0 (TEST-NET, elsewhere). Its connection manager says so. */
+static void t_nodes_found_by_address(void) {
+  char path[100], run[100], out[256];
+  snprintf(path, sizeof path, "%s/auto", C.dir);
+  snprintf(run, sizeof run, "%s/autorun", C.dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fprintf(f, "far 0 192.0.2.1:7400\nhere 1 127.0.0.1:%u\n", free_port());
+  fclose(f);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
+    execl(getenv("NICD") ? getenv("NICD") : "build/bin/nicd", "nicd", "--udp", "--cluster", path,
+          "--run", run, "--prefix", "/vcauto-nic", (char *)NULL);
+    _exit(127);
+  }
+  char saved[160];
+  snprintf(saved, sizeof saved, "%s", C.sock[0]);
+  snprintf(C.sock[0], sizeof C.sock[0], "%s/nicd.sock", run);
+  bool up = false;
+  for (int i = 0; i < 300 && !up; i++) {
+    up = cm(0, "PING\n", out, sizeof out) == 0;
+    if (!up) sleep_ms(10);
+  }
+  CHECK(up && !strcmp(out, "OK nicd 1\n"));
+  CHECK(cm(0, "PEER 1\n", out, sizeof out) == 0 && strstr(out, " at=local "));
+  CHECK(cm(0, "PEER 0\n", out, sizeof out) == 0 && strstr(out, " at=remote "));
+  CHECK(cm(0, "STATS 1\n", out, sizeof out) == 0 && !strncmp(out, "OK tx_msgs=", 11));
+  CHECK(cm(0, "STATS 0\n", out, sizeof out) == 0 && !strncmp(out, "ERR NONIC", 9));
+  snprintf(C.sock[0], sizeof C.sock[0], "%s", saved);
+  kill(pid, SIGTERM);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);   /* and it stops cleanly */
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   bool up = cluster_start(false);
@@ -832,6 +871,7 @@ int main(void) {
   RUN(t_silent_peer_nicd_detected);
   RUN(t_peer_nicd_killed_then_restarted);
   RUN(t_bad_cluster_file_refused);
+  RUN(t_nodes_found_by_address);
   RUN(t_ipv6_loopback);
   cluster_stop();
   return vt_summary();
