@@ -129,4 +129,6 @@ int cluster_setup(struct nicd *d, const struct naming_hosts *h, const uint16_t *
 void cluster_free(struct cluster *c) {
   free(c->peer_of);
   free(c->peers);
+  c->peer_of = NULL;
+  c->peers = NULL;
 }

@@ -71,6 +71,17 @@ static void usage(FILE *f) {
 
 static struct nicd D;
 
+/* --udp's cluster: where the nodes are (the parsed file and the fabric's address list are
+ * needed until the fabric is created, D.clu as long as nicd runs). */
+static struct naming_hosts clh;
+static struct udpfab_addr *addrs;
+static void free_cluster(void) {
+  free(addrs);
+  addrs = NULL;
+  naming_hosts_free(&clh);
+  cluster_free(&D.clu);
+}
+
 /* A whole decimal (or 0x hex) number in [lo, hi], or -1 with a message naming the option. */
 static long long number_arg(const char *opt, const char *s, long long lo, long long hi) {
   char *end;
@@ -215,8 +226,6 @@ int main(int argc, char **argv) {
   if (hosts) snprintf(D.hosts_path, sizeof D.hosts_path, "%s", hosts);
   else snprintf(D.hosts_path, sizeof D.hosts_path, "%s/hosts", rundir);
 
-  struct naming_hosts clh = {0};
-  struct udpfab_addr *addrs = NULL;
   unsigned naddrs = 0;
   if (D.udp) {
     if (!cluster_file) cluster_file = getenv(NAMING_HOSTS_ENV);
@@ -229,7 +238,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "nicd: %s\n", err);
       return 1;
     }
-    if (cluster_setup(&D, &clh, want, nwant, &addrs, &naddrs, err, sizeof err) != 0) {
+    int rc = cluster_setup(&D, &clh, want, nwant, &addrs, &naddrs, err, sizeof err);
+    atexit(free_cluster);   /* whichever way main ends */
+    if (rc != 0) {
       fprintf(stderr, "nicd: %s: %s\n", cluster_file, err);
       return 1;
     }
@@ -257,12 +268,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "nicd: %s: %s\n", cluster_file, err);
       return 1;
     }
-    if (peer_start(&D, err, sizeof err) != 0) {
-      fprintf(stderr, "nicd: %s\n", err);
-      return 1;
-    }
-    if (udpwake_start(udpfab_fd(D.fab), &D.wake) != 0) {
-      fprintf(stderr, "nicd: cannot start the UDP receiver thread\n");
+    const char *fail = peer_start(&D, err, sizeof err) != 0           ? err
+                       : udpwake_start(udpfab_fd(D.fab), &D.wake) != 0 ? "cannot start the UDP receiver thread"
+                                                                        : NULL;
+    if (fail) {
+      fprintf(stderr, "nicd: %s\n", fail);
+      peer_stop();
+      fabric_close(D.fab);
       return 1;
     }
   } else {
@@ -360,9 +372,6 @@ int main(int argc, char **argv) {
   }
   iss_image_free(&img);
   fabric_close(D.fab);
-  free(addrs);
-  naming_hosts_free(&clh);
-  cluster_free(&D.clu);
   unlink(pidf);
   return 0;
 }

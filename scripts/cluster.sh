@@ -15,12 +15,13 @@
 #   scripts/cluster.sh stop            stop every nicd, remove the namespaces and the bridge
 #
 # Options: -n HOSTS (default 3), --loopback, --ipv6, --dir DIR (default $CLUSTER_DIR or
-# /tmp/verinic-cluster; run and restart take it from $CLUSTER_DIR only),
-# --tag T (namespace/bridge names, default vnc; window names /T-nicN). NICD-OPTIONS go to every
-# nicd, e.g. -- --loss 0.01 --seed 7 (fault injection; until the firmware retransmits, a lost
-# frame stalls its connection). Programs of host I see VERINIC_SOCKET (its nicd),
-# VERINIC_HOSTS (the cluster file) and a VERINIC_RUN shared by all hosts (SOVIA's listener
-# registry lives there, so a connect() on one host finds a listener on another).
+# /tmp/verinic-cluster; run and restart take it from $CLUSTER_DIR only), --tag T
+# (namespace/bridge names, default vnc; window names /T-nicN). NICD-OPTIONS go to every nicd,
+# e.g. -- --loss 0.01 --seed 7 (fault injection; until the firmware retransmits, a lost frame
+# stalls its connection); $NICD names another nicd binary. Programs of host I see
+# VERINIC_SOCKET (its nicd), VERINIC_HOSTS (the cluster file) and a VERINIC_RUN shared by all
+# hosts (SOVIA's listener registry lives there, so a connect() on one host finds a listener on
+# another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${CLUSTER_DIR:-/tmp/verinic-cluster}
@@ -47,7 +48,7 @@ start_nicd() {
   mkdir -p "$DIR/host$i"
   if [[ $MODE == netns ]]; then ns=(ip netns exec "$TAG-h$i")   # nicd finds its node by address
   else pick=(--node $((i - 1))); fi
-  "${ns[@]}" build/bin/nicd --udp --cluster "$DIR/cluster" "${pick[@]}" --run "$DIR/host$i" \
+  "${ns[@]}" "${NICD:-build/bin/nicd}" --udp --cluster "$DIR/cluster" "${pick[@]}" --run "$DIR/host$i" \
     --prefix "/$TAG-nic" "${NICD_ARGS[@]}" >>"$DIR/host$i/nicd.log" 2>&1 &
 }
 
@@ -58,6 +59,7 @@ if [[ $cmd == restart ]]; then
   . "$DIR/state"
   read -r -a NICD_ARGS <<<"${NICD_ARGS_SAVED:-}"
   pid=$(cat "$DIR/host$host/nicd.pid" 2>/dev/null || true)
+  for _ in $(seq 20); do [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then echo "cluster.sh: host$host's nicd runs (pid $pid)" >&2; exit 1; fi
   rm -f "$DIR/host$host/nicd.sock"
   start_nicd "$host"
