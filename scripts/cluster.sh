@@ -216,7 +216,7 @@ done
 awk '{ v[NR] = $2 } END {
   n = 0; s = 0; for (i = 1; i + 1 <= NR; i += 2) { d = v[i + 1] - v[i]; s += d; n++ }
   if (n == 0) { print "no round trips"; exit 1 }
-  printf "%d round trips, mean %.1f clock ticks each (the NIC clock, PANIC CLOCK)\n", n, s / n
+  printf "%d round trips, mean %.1f us each (PANIC CLOCK: the NIC clock, ns)\n", n, s / n / 1000
 }' "$DIR/display"
 [[ $(wc -l <"$DIR/display") -ge 200 ]] || { echo "cluster.sh: PANIC: the ping did not finish" >&2; exit 1; }
 on 1 "${P[@]}" --node 1 unload 415
