@@ -12,4 +12,4 @@ TESTS     += $(CLUSTER_T)/test_cluster tests/cluster/cluster.sh
 $(CLUSTER_T)/test_cluster: $(B)/san/tests/cluster/test_cluster.o $(B)/san/tests/common/child.o $(VIPL_LIB_SAN) \
                            $(HW_LIB_SAN) $(NICD)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) $(HW_LIB_SAN) -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(VIPL_LIB_SAN) $(HW_LIB_SAN) $(HW_LDLIBS) -o $@
