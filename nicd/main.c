@@ -35,7 +35,8 @@ static void on_signal(int sig) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nicd [options]\n"
-          "Hosts emulated Verinic NICs joined by an in-memory fabric and runs their firmware.\n"
+          "Hosts emulated Verinic NICs joined by an in-memory fabric (or, with --udp, a\n"
+          "machine's NICs of a cluster joined by UDP) and runs their firmware.\n"
           "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
           "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
           "      --fast          transfers take no emulated time (benchmarks)\n"

@@ -13,6 +13,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct conn {
   uint32_t gen;
   int peer;                /* the peer (cluster.peers) it was dialed to, -1 when accepted */
   bool dialing;            /* the non-blocking connect has not finished */
+  char who[64];            /* the peer's address, for the log */
   uint64_t since, last_rx, last_tx;
   char in[IN_LINE];
   size_t inlen;
@@ -101,16 +103,35 @@ void peer_send(int conn, uint32_t gen, const char *fmt, ...) {
   va_end(ap);
 }
 
-static int new_slot(int fd, int peer, bool dialing) {
+static int new_slot(int fd, int peer, bool dialing, const char *who) {
   for (int i = 0; i < MAXCONN; i++)
     if (C[i].fd < 0) {
       uint64_t now = futex_now_ns();
       C[i] = (struct conn){.fd = fd, .gen = next_gen++, .peer = peer, .dialing = dialing,
                            .since = now, .last_rx = now, .last_tx = now};
+      snprintf(C[i].who, sizeof C[i].who, "%s", who);
       if (next_gen == 0) next_gen = 1;
       return i;
     }
   return -1;
+}
+
+/* "address:port" of a connected socket's peer. */
+static void peer_name(int fd, char *out, size_t cap) {
+  struct sockaddr_storage a;
+  socklen_t len = sizeof a;
+  char host[INET6_ADDRSTRLEN] = "?";
+  unsigned port = 0;
+  if (getpeername(fd, (struct sockaddr *)&a, &len) == 0) {
+    if (a.ss_family == AF_INET) {
+      inet_ntop(AF_INET, &((struct sockaddr_in *)&a)->sin_addr, host, sizeof host);
+      port = ntohs(((struct sockaddr_in *)&a)->sin_port);
+    } else {
+      inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&a)->sin6_addr, host, sizeof host);
+      port = ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+    }
+  }
+  snprintf(out, cap, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
 }
 
 static void peer_addr(int p, char *out, size_t cap) {
@@ -149,7 +170,7 @@ static int dial(int p, char *why, size_t cap) {
     close(fd);
     return -1;
   }
-  int i = new_slot(fd, p, rc != 0);
+  int i = new_slot(fd, p, rc != 0, where);
   if (i < 0) {
     snprintf(why, cap, "too many control connections");
     close(fd);
@@ -204,9 +225,11 @@ static void lose(int i, const char *why) {
   struct conn *c = &C[i];
   if (c->fd < 0) return;
   uint32_t gen = c->gen;
+  bool was_up = !c->dialing;
   close(c->fd);
   c->fd = -1;
-  if (D->verbose) fprintf(stderr, "nicd: control connection %d lost: %s\n", i, why);
+  if (was_up || D->verbose)   /* a failed dial is the requester's error to report */
+    fprintf(stderr, "nicd: control connection with the nicd at %s lost: %s\n", c->who, why);
   for (unsigned li = 0; li < D->n; li++)
     for (unsigned vi = 1; vi < HOSTIF_NVI; vi++) {
       if (vb[li][vi].conn != i || vb[li][vi].gen != gen) continue;
@@ -390,7 +413,9 @@ void peer_serve(const struct pollfd *p, int n) {
       }
       int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      if (new_slot(fd, -1, false) < 0) close(fd);
+      char who[64];
+      peer_name(fd, who, sizeof who);
+      if (new_slot(fd, -1, false, who) < 0) close(fd);
       continue;
     }
     int i = -1;
