@@ -14,7 +14,8 @@
 #   scripts/cluster.sh restart I       start host I's nicd again (after it died or was killed)
 #   scripts/cluster.sh stop            stop every nicd, remove the namespaces and the bridge
 #
-# Options: -n HOSTS (default 3), --loopback, --ipv6, --dir DIR (default $CLUSTER_DIR or
+# Options: -n HOSTS (default 3), --loopback, --ipv6, --port P (UDP and control port: every
+# namespace's, or P+I for host I on loopback; default 7400), --dir DIR (default $CLUSTER_DIR or
 # /tmp/verinic-cluster; run and restart take it from $CLUSTER_DIR only), --tag T
 # (namespace/bridge names, default vnc; window names /T-nicN). NICD-OPTIONS go to every nicd,
 # e.g. -- --loss 0.01 --seed 7 (fault injection; until the firmware retransmits, a lost frame
@@ -25,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${CLUSTER_DIR:-/tmp/verinic-cluster}
-N=3 MODE='' V6=0 TAG=vnc
+N=3 MODE='' V6=0 TAG=vnc PORT=7400
 NICD_ARGS=()
 cmd=demo
 case ${1:-} in demo|start|stop|run|restart) cmd=$1; shift ;; esac
@@ -74,6 +75,7 @@ while [[ $# -gt 0 ]]; do
     -n) N=$2; shift 2 ;;
     --loopback) MODE=loopback; shift ;;
     --ipv6) V6=1; shift ;;
+    --port) PORT=$2; shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
     --tag) TAG=$2; shift 2 ;;
     --) shift; NICD_ARGS=("$@"); break ;;
@@ -125,9 +127,9 @@ chmod 700 "$DIR"
 addr() {   # host I's address as the cluster file writes it, and as a bare address
   local i=$1
   if [[ $MODE == netns ]]; then
-    if ((V6)); then echo "[fd77::$i]:7400 fd77::$i"; else echo "10.77.0.$i:7400 10.77.0.$i"; fi
+    if ((V6)); then echo "[fd77::$i]:$PORT fd77::$i"; else echo "10.77.0.$i:$PORT 10.77.0.$i"; fi
   else
-    if ((V6)); then echo "[::1]:$((7400 + i)) ::1"; else echo "127.0.0.1:$((7400 + i)) 127.0.0.1"; fi
+    if ((V6)); then echo "[::1]:$((PORT + i)) ::1"; else echo "127.0.0.1:$((PORT + i)) 127.0.0.1"; fi
   fi
 }
 {

@@ -18,8 +18,15 @@ finish() {
 }
 trap finish EXIT
 read -r -a extra <<<"${CLUSTER_NICD_ARGS:-}"
+# Ports base+1..base+3 free for UDP and TCP (another run, or the demo, may hold some).
+base=$((30000 + RANDOM % 20000))
+for _ in $(seq 20); do
+  used=$(ss -Hluant 2>/dev/null | awk '{print $5}' | grep -cE ":($((base + 1))|$((base + 2))|$((base + 3)))$")
+  [[ $used -eq 0 ]] && break
+  base=$((30000 + RANDOM % 20000))
+done
 
-if C start --loopback -n 3 --dir "$dir/c" --tag "$tag" -- "${extra[@]}" >"$dir/start.log" 2>&1; then
+if C start --loopback -n 3 --port "$base" --dir "$dir/c" --tag "$tag" -- "${extra[@]}" >"$dir/start.log" 2>&1; then
   ok "three nicds up on loopback UDP"
 else
   bad "cluster start: $(cat "$dir/start.log")"
