@@ -4,7 +4,7 @@
  * manager, cmparse.c its request parser; vitab.c: VI table writes; hosts.c: the name service
  * file; takeover.c: starting after a nicd that died; cluster.c: --udp's cluster file and the
  * nodes this nicd hosts; udpwake.c: the loop's wake-up by the UDP socket; peer.c: the
- * control connections to the other nicds of a cluster, CONNECT.md). */
+ * control connections to the other nicds of a cluster, CONNECT.md, peerparse.c their lines). */
 #ifndef NICD_H
 #define NICD_H
 
@@ -161,6 +161,16 @@ void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi);
 unsigned peer_live(void);
 /* Control connections refused: from an address that is no peer's host. */
 uint64_t peer_refused(void);
+
+/* peerparse.c: one line of the control protocol between nicds, split in place. */
+enum peer_verb { PEER_BAD, PEER_HB, PEER_HELLO, PEER_CONN, PEER_WDRAW, PEER_ACC, PEER_REJ,
+                 PEER_FAIL, PEER_DONE, PEER_DISC, PEER_NVERBS };
+struct peer_msg {
+  enum peer_verb verb;
+  unsigned n[5];          /* the numbers, in order */
+  const char *s[2];       /* the strings, in order, into the line */
+};
+enum peer_verb peer_parse(char *line, struct peer_msg *m);
 
 /* cmparse.c: one request line of the connection manager (CONNECT.md), split in place. */
 enum cm_verb { CM_BAD, CM_PING, CM_RESOLVE, CM_STATS, CM_WAIT, CM_CONNECT, CM_ACCEPT, CM_REJECT,

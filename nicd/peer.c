@@ -287,66 +287,41 @@ static int allow_peers(char *err, size_t cap) {
   return 0;
 }
 
-static bool num(const char *s, unsigned *out) {
-  if (!s || !*s || strlen(s) > 10) return false;
-  unsigned long long v = 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9') return false;
-    v = v * 10 + (unsigned)(*s - '0');
-  }
-  if (v > 0xffffffffull) return false;
-  *out = (unsigned)v;
-  return true;
-}
-
-/* The lines of the control protocol: verb, then 'n' (a number) or 's' (a string) per field. */
-static const struct { const char *verb, *args; } shapes[] = {
-    {"HB", ""},        {"HELLO", "n"},   {"CONN", "nnnnssn"}, {"WDRAW", "n"}, {"ACC", "nnnn"},
-    {"REJ", "n"},      {"FAIL", "ns"},   {"DONE", "nn"},      {"DISC", "nnnn"},
-};
-
-/* One line from a peer nicd. A line that is not the protocol ends the connection. */
+/* One line from a peer nicd (peerparse.c). A line that is not the protocol ends the
+ * connection. */
 static void handle(int i, char *line) {
   struct conn *c = &C[i];
-  char *t[9], *save = NULL;
-  int n = 0;
-  for (char *p = strtok_r(line, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
-    if (n == 9) goto bad;
-    t[n++] = p;
-  }
-  if (n == 0) goto bad;
-  unsigned a[8] = {0};
-  size_t k = 0;
-  while (k < sizeof shapes / sizeof shapes[0] && strcmp(t[0], shapes[k].verb)) k++;
-  if (k == sizeof shapes / sizeof shapes[0] || (size_t)n != 1 + strlen(shapes[k].args)) goto bad;
-  for (int f = 1; f < n; f++)
-    if (shapes[k].args[f - 1] == 'n' && !num(t[f], &a[f - 1])) goto bad;
-  const char *v = t[0];
-  if (!strcmp(v, "HB")) return;
-  if (!strcmp(v, "HELLO")) {
-    if (a[0] != 1) goto bad;   /* another version of the protocol */
-  } else if (!strcmp(v, "CONN")) {
-    cm_remote_request(i, c->gen, a[0], a[1], a[2], a[3], t[5], t[6], a[6]);
-  } else if (!strcmp(v, "WDRAW")) {
-    cm_remote_withdraw(i, c->gen, a[0]);
-  } else if (!strcmp(v, "ACC")) {
+  struct peer_msg m;
+  const unsigned *a = m.n;
+  switch (peer_parse(line, &m)) {
+  case PEER_HB: return;
+  case PEER_HELLO:
+    if (a[0] == 1) return;
+    break;   /* another version of the protocol */
+  case PEER_CONN:
+    cm_remote_request(i, c->gen, a[0], a[1], a[2], a[3], m.s[0], m.s[1], a[4]);
+    return;
+  case PEER_WDRAW: cm_remote_withdraw(i, c->gen, a[0]); return;
+  case PEER_ACC: {
     bool ok = cm_remote_accepted(i, c->gen, a[0], a[2], a[3]) == 0;
     peer_send(i, c->gen, "DONE %u %u", a[1], ok ? 1u : 0u);
-  } else if (!strcmp(v, "REJ")) {
-    cm_remote_answer(i, c->gen, a[0], "ERR REJECTED rejected by the peer");
-  } else if (!strcmp(v, "FAIL")) {
-    const char *msg = !strcmp(t[2], "NONIC") ? "ERR NONIC no such NIC at the peer nicd, or it faulted"
-                      : !strcmp(t[2], "BUSY") ? "ERR BUSY too many pending requests at the peer nicd"
-                                              : "ERR INVAL refused by the peer nicd";
-    cm_remote_answer(i, c->gen, a[0], msg);
-  } else if (!strcmp(v, "DONE")) {
-    if (a[1] > 1) goto bad;
-    cm_remote_done(i, c->gen, a[0], a[1] == 1);
-  } else {   /* DISC */
-    remote_disc(a[0], a[1], a[2], a[3]);
+    return;
   }
-  return;
-bad:
+  case PEER_REJ: cm_remote_answer(i, c->gen, a[0], "ERR REJECTED rejected by the peer"); return;
+  case PEER_FAIL: {
+    const char *msg = !strcmp(m.s[0], "NONIC") ? "ERR NONIC no such NIC at the peer nicd, or it faulted"
+                      : !strcmp(m.s[0], "BUSY") ? "ERR BUSY too many pending requests at the peer nicd"
+                                                : "ERR INVAL refused by the peer nicd";
+    cm_remote_answer(i, c->gen, a[0], msg);
+    return;
+  }
+  case PEER_DONE:
+    if (a[1] > 1) break;
+    cm_remote_done(i, c->gen, a[0], a[1] == 1);
+    return;
+  case PEER_DISC: remote_disc(a[0], a[1], a[2], a[3]); return;
+  default: break;
+  }
   lose(i, "a line that is not the nicd control protocol");
 }
 
