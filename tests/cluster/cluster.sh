@@ -3,7 +3,8 @@
 # needed, each nicd its own run directory and node), and host programs across them: a VIPL
 # stream (every byte checked), unmodified socat under the SOVIA shim (sha256 compared), the
 # PANIC ping of the paper's Fig. 2 between nodes of different nicds, and nicstat -f's per-node
-# counters. Fault-free; CLUSTER_NICD_ARGS="--loss P --seed N ..." is passed to every nicd.
+# counters. Fault-free; CLUSTER_NICD_ARGS="--loss P --seed N ..." is passed to every nicd;
+# VERINIC_FIRMWARE=lanai runs the LANai image on them.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 dir=$(mktemp -d /tmp/cluster-sh-XXXXXX)
@@ -18,6 +19,7 @@ finish() {
 }
 trap finish EXIT
 read -r -a extra <<<"${CLUSTER_NICD_ARGS:-}"
+[[ ${VERINIC_FIRMWARE:-native} == lanai ]] && extra+=(--lanai "${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img}")
 # Ports base+1..base+3 free for UDP and TCP (another run, or the demo, may hold some).
 base=$((30000 + RANDOM % 20000))
 for _ in $(seq 20); do

@@ -7,7 +7,8 @@
  * nicd A SIGKILLed under programs waiting on B gives them errors within 2 s, and a restarted
  * nicd A serves new connections; a cluster file with an error is refused as file:line:col.
  * No fault injection here (until the firmware retransmits, a lost frame stalls a connection):
- * CLUSTER_NICD_ARGS adds options to every nicd (e.g. "--loss 0.01 --seed 7") for lossy runs. */
+ * CLUSTER_NICD_ARGS adds options to every nicd (e.g. "--loss 0.01 --seed 7") for lossy runs;
+ * VERINIC_FIRMWARE=lanai runs the LANai image on them (tests/common/nicd_run.h). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -172,6 +173,11 @@ static pid_t start_nicd_with(int k, const char *more) {
     const char *argv[32] = {"nicd", "--udp", "--cluster", C.file, "--node", nodes_of[k],
                             "--run", C.run[k], "--prefix", C.prefix, "-v"};
     int n = 11;
+    const char *fw = getenv("VERINIC_FIRMWARE"), *img = getenv("VERINIC_LANAI_IMAGE");
+    if (fw && !strcmp(fw, "lanai")) {   /* as tests/common/nicd_run.c does */
+      argv[n++] = "--lanai";
+      argv[n++] = img && *img ? img : "build/lanai/firmware.img";
+    }
     char extra[256];
     const char *e = more ? more : getenv("CLUSTER_NICD_ARGS");
     if (e) {
