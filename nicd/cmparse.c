@@ -27,6 +27,7 @@ static const struct { const char *verb; enum cm_verb v; const char *args; } shap
     {"PING", CM_PING, ""},         {"RESOLVE", CM_RESOLVE, "s"}, {"STATS", CM_STATS, "n"},
     {"WAIT", CM_WAIT, "ns"},       {"CONNECT", CM_CONNECT, "nnnss"},
     {"ACCEPT", CM_ACCEPT, "nnn"},  {"REJECT", CM_REJECT, "n"},   {"DISCONNECT", CM_DISCONNECT, "nn"},
+    {"FABRIC", CM_FABRIC, ""},     {"PEER", CM_PEER, "n"},
 };
 
 enum cm_verb cm_parse(char *line, struct cm_req *r) {
