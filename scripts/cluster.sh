@@ -18,11 +18,10 @@
 # namespace's, or P+I for host I on loopback; default 7400), --dir DIR (default $CLUSTER_DIR or
 # /tmp/verinic-cluster; run and restart take it from $CLUSTER_DIR only), --tag T
 # (namespace/bridge names, default vnc; window names /T-nicN). NICD-OPTIONS go to every nicd,
-# e.g. -- --loss 0.01 --seed 7 (fault injection; until the firmware retransmits, a lost frame
-# stalls its connection); $NICD names another nicd binary. Programs of host I see
-# VERINIC_SOCKET (its nicd), VERINIC_HOSTS (the cluster file) and a VERINIC_RUN shared by all
-# hosts (SOVIA's listener registry lives there, so a connect() on one host finds a listener on
-# another).
+# e.g. -- --loss 0.01 --dup 0.005 --seed 7 (fault injection; the firmware retransmits);
+# $NICD names another nicd binary. Programs of host I see VERINIC_SOCKET (its nicd),
+# VERINIC_HOSTS (the cluster file) and VERINIC_RUN, host I's own run directory, as on
+# separate machines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${CLUSTER_DIR:-/tmp/verinic-cluster}
@@ -39,7 +38,7 @@ if [[ $cmd == run ]]; then
   [[ $host -ge 1 && $host -le $N ]] || { echo "cluster.sh: no host $host (1..$N)" >&2; exit 2; }
   ns=()
   [[ $MODE == netns ]] && ns=(ip netns exec "$TAG-h$host")
-  exec env VERINIC_RUN="$DIR/shared" VERINIC_SOCKET="$DIR/host$host/nicd.sock" \
+  exec env VERINIC_RUN="$DIR/host$host" VERINIC_SOCKET="$DIR/host$host/nicd.sock" \
     VERINIC_HOSTS="$DIR/cluster" SOVIA_NIC="/$TAG-nic$((host - 1))" "${ns[@]}" "$@"
 fi
 
@@ -122,7 +121,7 @@ if [[ -z $MODE ]]; then
     echo "note: network namespaces are not allowed here: hosts are ports on the loopback address"
   fi
 fi
-mkdir -p "$DIR/shared"
+mkdir -p "$DIR"
 chmod 700 "$DIR"
 addr() {   # host I's address as the cluster file writes it, and as a bare address
   local i=$1
@@ -190,7 +189,7 @@ head -c $((16 * 1024 * 1024)) /dev/urandom >"$DIR/blob"
 on 1 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=5000 timeout 60 \
   socat -u TCP-LISTEN:5000 OPEN:"$DIR/blob.out",creat,trunc &
 srv=$!
-for _ in $(seq 100); do [[ -e $DIR/shared/sovia-0-5000 ]] && break; sleep 0.05; done
+for _ in $(seq 100); do [[ -e $DIR/host1/sovia-0-5000 ]] && break; sleep 0.05; done
 t0=$(date +%s.%N)
 on "$last" env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=5000 timeout 60 socat -u FILE:"$DIR/blob" TCP:10.77.0.1:5000
 wait $srv

@@ -55,7 +55,7 @@ head -c $((4 * 1024 * 1024)) /dev/urandom >"$dir/blob"
 C run 1 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port timeout 30 \
   socat -u TCP-LISTEN:$port OPEN:"$dir/blob.out",creat,trunc 2>"$dir/so.srv" &
 srv=$!
-for _ in $(seq 100); do [[ -e $dir/c/shared/sovia-0-$port ]] && break; sleep 0.05; done
+for _ in $(seq 100); do [[ -e $dir/c/host1/sovia-0-$port ]] && break; sleep 0.05; done
 C run 2 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port timeout 30 \
   socat -u FILE:"$dir/blob" TCP:10.77.0.1:$port 2>"$dir/so.cli"
 crc=$?
@@ -65,6 +65,17 @@ a=$(sha256sum <"$dir/blob" | cut -c1-64)
 b=$(sha256sum <"$dir/blob.out" 2>/dev/null | cut -c1-64)
 if ((crc == 0 && src == 0)) && [[ $a == "$b" ]]; then ok "SOVIA: socat 4 MiB node 1 -> node 0 across nicds (sha256 equal)"
 else bad "SOVIA: socat client $crc server $src, sha256 $a vs $b: $(cat "$dir/so.cli" "$dir/so.srv")"; fi
+
+# SOVIA: each host has its own run directory (its own listener registry), so a connect() to
+# a port nobody listens on at another machine is asked through the nicds and times out.
+t0=$(date +%s%N)
+C run 2 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$((port + 1)) SOVIA_CONNECT_MS=1000 timeout 10 \
+  socat -u /dev/null TCP:10.77.0.1:$((port + 1)) 2>"$dir/nol.cli"
+crc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+if ((crc != 0 && crc != 124 && ms < 5000)) && grep -qi "timed out" "$dir/nol.cli"
+then ok "SOVIA: connect() to a port nobody listens on at another host: ETIMEDOUT after $ms ms"
+else bad "SOVIA: connect() to nobody across hosts: exit $crc after $ms ms: $(cat "$dir/nol.cli")"; fi
 
 # PANIC: ping on node 0 (nicd 1), echo loaded and run remotely on node 1 (nicd 2).
 build/bin/pdlc -o "$dir/ping.pvm" tests/pdl/examples/ping.pdl &&
@@ -110,7 +121,7 @@ port2=$((port + 1))
 C run 1 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port2 timeout 30 \
   socat -u TCP-LISTEN:$port2 OPEN:/dev/null 2>"$dir/k.so.srv" &
 ksosrv=$!
-for _ in $(seq 100); do [[ -e $dir/c/shared/sovia-0-$port2 ]] && break; sleep 0.05; done
+for _ in $(seq 100); do [[ -e $dir/c/host1/sovia-0-$port2 ]] && break; sleep 0.05; done
 C run 2 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port2 timeout 30 \
   socat -u FILE:/dev/zero TCP:10.77.0.1:$port2 2>"$dir/k.so.cli" &
 ksocli=$!
