@@ -172,6 +172,13 @@ struct peer_msg {
 };
 enum peer_verb peer_parse(char *line, struct peer_msg *m);
 
+/* lineparse.c: a line of either text protocol, split in place and matched against shapes (a
+ * verb, then 'n' for a number or 's' for a string per field): the shape's v with the numbers
+ * and strings stored in order, or bad. */
+struct line_shape { const char *verb; int v; const char *args; };
+int line_parse(char *line, const struct line_shape *shapes, size_t nshapes, int bad,
+               unsigned *nums, const char **strs);
+
 /* cmparse.c: one request line of the connection manager (CONNECT.md), split in place. */
 enum cm_verb { CM_BAD, CM_PING, CM_RESOLVE, CM_STATS, CM_WAIT, CM_CONNECT, CM_ACCEPT, CM_REJECT,
                CM_DISCONNECT, CM_FABRIC, CM_PEER, CM_NVERBS };
