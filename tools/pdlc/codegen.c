@@ -1,7 +1,11 @@
 /* Code generator: one pass over the AST emitting stack code. Jumps are emitted with a
  * placeholder and patched (relative to the next instruction). The operand-stack depth is
  * tracked per instruction to fill the header's max_stack. Blocks that can fall through end in
- * an implicit AWAIT, as a PDL block returns control to the NIC when it ends. */
+ * an implicit AWAIT, as a PDL block returns control to the NIC when it ends.
+ * Fewer instructions where the shape allows (the VM's fused forms, FORMAT.md): a comparison
+ * that decides a jump becomes one compare-and-branch (against a constant: JxxVK on the scalar
+ * itself); `e op constant` uses the constant operand forms ADDK..MODK; `v = v +/- constant`
+ * is one INCV; WHILE tests at the bottom, so an iteration runs one jump, not two. */
 #include "codegen.h"
 
 #include <stdio.h>
@@ -34,10 +38,16 @@ static void op2(struct gen *g, enum vm_op o, uint32_t a, uint32_t b) {
   buf_put32(&g->m->code, b);
 }
 
+/* Appends a jump displacement placeholder to the instruction just emitted; returns where. */
+static size_t jump_operand(struct gen *g) {
+  buf_put32(&g->m->code, 0);
+  return g->m->code.len - 4;
+}
+
 /* Emits a jump with a placeholder; returns where to patch. */
 static size_t jump(struct gen *g, enum vm_op o) {
-  op1(g, o, 0);
-  return g->m->code.len - 4;
+  op(g, o);
+  return jump_operand(g);
 }
 
 static void patch_to(struct gen *g, size_t at, size_t target) {
@@ -90,6 +100,10 @@ static void expr(struct gen *g, const struct expr *e) {
     break;
   case E_BINARY:
     expr(g, e->a);
+    if (e->b->kind == E_NUM && binop(e->op) >= VM_OP_ADD && binop(e->op) <= VM_OP_MOD) {
+      op1(g, (enum vm_op)(VM_OP_ADDK + (binop(e->op) - VM_OP_ADD)), e->b->num);
+      break;
+    }
     expr(g, e->b);
     op(g, binop(e->op));
     break;
@@ -98,8 +112,62 @@ static void expr(struct gen *g, const struct expr *e) {
 
 static void stmts(struct gen *g, const struct stmt *s);
 
+static bool is_scalar(const struct expr *e) { return e->kind == E_REF && e->ref.var->size == 0; }
+
+static int cmp_index(enum tok t) {
+  switch (t) {
+  case P_EQ: return 0;
+  case P_NE: return 1;
+  case P_LT: return 2;
+  case P_LE: return 3;
+  case P_GT: return 4;
+  case P_GE: return 5;
+  default: return -1;
+  }
+}
+
+/* Emits a jump taken when e is non-zero (when_true) or zero; returns where to patch. */
+static size_t cond_jump(struct gen *g, const struct expr *e, bool when_true) {
+  static const int negate[6] = {1, 0, 5, 4, 3, 2}, mirror[6] = {0, 1, 4, 5, 2, 3};
+  int cc = e->kind == E_BINARY ? cmp_index(e->op) : -1;
+  if (cc < 0) {
+    expr(g, e);
+    return jump(g, when_true ? VM_OP_JNZ : VM_OP_JZ);
+  }
+  if (!when_true) cc = negate[cc];
+  const struct expr *v = NULL;
+  int32_t k = 0;
+  if (is_scalar(e->a) && e->b->kind == E_NUM) {
+    v = e->a;
+    k = (int32_t)e->b->num;
+  } else if (e->a->kind == E_NUM && is_scalar(e->b)) {
+    v = e->b;
+    k = (int32_t)e->a->num;
+    cc = mirror[cc];
+  }
+  if (v != NULL) {
+    op2(g, (enum vm_op)(VM_OP_JEQVK + cc), v->ref.var->base, (uint32_t)k);
+    return jump_operand(g);
+  }
+  expr(g, e->a);
+  expr(g, e->b);
+  return jump(g, (enum vm_op)(VM_OP_JEQ + cc));
+}
+
 static void assign(struct gen *g, const struct stmt *s) {
   const struct var *v = s->ref.var;
+  const struct expr *e = s->value;
+  if (v->size == 0 && e->kind == E_BINARY && (e->op == P_PLUS || e->op == P_MINUS)) {
+    /* v = v + k, v = v - k, v = k + v */
+    const struct expr *other = NULL;
+    if (is_scalar(e->a) && e->a->ref.var == v) other = e->b;
+    else if (e->op == P_PLUS && is_scalar(e->b) && e->b->ref.var == v) other = e->a;
+    if (other != NULL && other->kind == E_NUM) {
+      uint32_t k = other->num;
+      op2(g, VM_OP_INCV, v->base, e->op == P_MINUS ? 0u - k : k);
+      return;
+    }
+  }
   if (v->size == 0) {
     expr(g, s->value);
     op1(g, VM_OP_STORE, v->base);
@@ -111,8 +179,7 @@ static void assign(struct gen *g, const struct stmt *s) {
 }
 
 static void if_stmt(struct gen *g, const struct stmt *s) {
-  expr(g, s->value);
-  size_t to_else = jump(g, VM_OP_JZ);
+  size_t to_else = cond_jump(g, s->value, false);
   stmts(g, s->body);
   if (s->els == NULL) {
     patch_to(g, to_else, g->m->code.len);
@@ -125,13 +192,11 @@ static void if_stmt(struct gen *g, const struct stmt *s) {
 }
 
 static void while_stmt(struct gen *g, const struct stmt *s) {
-  size_t top = g->m->code.len;
-  expr(g, s->value);
-  size_t to_end = jump(g, VM_OP_JZ);
+  size_t to_test = jump(g, VM_OP_JMP);
+  size_t body = g->m->code.len;
   stmts(g, s->body);
-  size_t back = jump(g, VM_OP_JMP);
-  patch_to(g, back, top);
-  patch_to(g, to_end, g->m->code.len);
+  patch_to(g, to_test, g->m->code.len);
+  patch_to(g, cond_jump(g, s->value, true), body);
 }
 
 /* Operands go on the stack in the order the VM pops them back (FORMAT.md). */
