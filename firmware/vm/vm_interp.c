@@ -168,6 +168,16 @@ static int32_t arith(uint8_t op, int32_t a, int32_t b, bool *divzero) {
   return op == VM_OP_DIV ? a / b : a % b;
 }
 
+/* Comparison cc (0..5: EQ NE LT LE GT GE) of a and b, without a second dispatch: bit 2, 1 or 0
+ * of cc's mask says whether it holds when a < b, a == b or a > b. */
+/*@ requires cc <= 5;
+    assigns \nothing; */
+static bool holds(uint32_t cc, int32_t a, int32_t b) {
+  static const uint8_t mask[6] = {2, 5, 4, 6, 1, 3};
+  uint32_t bit = a < b ? 2u : a == b ? 1u : 0u;
+  return (mask[cc] >> bit & 1u) != 0;
+}
+
 /*@ requires cpu_ok(c);
     assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1];
     ensures cpu_ok(c); */
@@ -188,7 +198,9 @@ static int binary_k(struct cpu *c, uint8_t op) {
   int32_t a;
   bool divzero = false;
   if (!pop(c, &a)) return VM_R_FAULT_INTERNAL;
-  int32_t x = arith((uint8_t)(op - VM_OP_ADDK + VM_OP_ADD), a, (int32_t)operand(c, 0), &divzero);
+  int32_t k = (int32_t)operand(c, 0), x;
+  if (op == VM_OP_ADDK) x = (int32_t)wrap_add((uint32_t)a, (uint32_t)k);
+  else x = arith((uint8_t)(op - VM_OP_ADDK + VM_OP_ADD), a, k, &divzero);
   if (divzero) return VM_R_FAULT_DIV;
   return push(c, x) ? CONT : VM_R_FAULT_INTERNAL;
 }
@@ -207,7 +219,7 @@ static int unary(struct cpu *c, uint8_t op) {
 
 /*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op;
     requires op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_LOADX || op == VM_OP_STOREX ||
-             op == VM_OP_INCV;
+             op == VM_OP_INCV || op == VM_OP_ADDV || op == VM_OP_LOADXV || op == VM_OP_STOREXV;
     assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1], c->p->data[0 .. c->p->data_words - 1];
     ensures cpu_ok(c); */
 static int memop(struct cpu *c, uint8_t op) {
@@ -227,10 +239,22 @@ static int memop(struct cpu *c, uint8_t op) {
     c->p->data[k] = (int32_t)wrap_add((uint32_t)c->p->data[k], operand(c, 1));
     return CONT;
   }
-  if (!pop_n(c, v, op == VM_OP_LOADX ? 1u : 2u)) return VM_R_FAULT_INTERNAL;
+  if (op == VM_OP_ADDV) {
+    if (k >= c->p->data_words || !pop(c, &v[0])) return VM_R_FAULT_INTERNAL;
+    c->p->data[k] = (int32_t)wrap_add((uint32_t)c->p->data[k], (uint32_t)v[0]);
+    return CONT;
+  }
+  if (op == VM_OP_LOADXV || op == VM_OP_STOREXV) { /* the index is data word operand 2 */
+    uint32_t w = operand(c, 2);
+    if (w >= c->p->data_words) return VM_R_FAULT_INTERNAL;
+    if (op == VM_OP_STOREXV && !pop(c, &v[1])) return VM_R_FAULT_INTERNAL;
+    v[0] = c->p->data[w];
+  } else if (!pop_n(c, v, op == VM_OP_LOADX ? 1u : 2u)) {
+    return VM_R_FAULT_INTERNAL;
+  }
   int32_t *cell = var_range(c, v[0], 4);
   if (cell == NULL) return VM_R_FAULT_BOUNDS;
-  if (op == VM_OP_STOREX) *cell = v[1];
+  if (op == VM_OP_STOREX || op == VM_OP_STOREXV) *cell = v[1];
   else if (!push(c, *cell)) return VM_R_FAULT_INTERNAL;
   return CONT;
 }
@@ -252,13 +276,13 @@ static int take(const struct cpu *c, int32_t rel, uint32_t *next) {
     ensures cpu_ok(c); */
 static int jump(struct cpu *c, uint8_t op, uint32_t *next) {
   int32_t v[2] = {0, 0};
-  bool taken = true, divzero = false;
+  bool taken = true;
   if (op == VM_OP_JZ || op == VM_OP_JNZ) {
     if (!pop(c, &v[0])) return VM_R_FAULT_INTERNAL;
     taken = (op == VM_OP_JZ) == (v[0] == 0);
   } else if (op != VM_OP_JMP) {
     if (!pop_n(c, v, 2)) return VM_R_FAULT_INTERNAL;
-    taken = arith((uint8_t)(op - VM_OP_JEQ + VM_OP_EQ), v[0], v[1], &divzero) != 0;
+    taken = holds((uint32_t)(op - VM_OP_JEQ), v[0], v[1]);
   }
   return taken ? take(c, (int32_t)operand(c, 0), next) : CONT;
 }
@@ -270,11 +294,8 @@ static int jump(struct cpu *c, uint8_t op, uint32_t *next) {
     ensures cpu_ok(c); */
 static int jump_vk(struct cpu *c, uint8_t op, uint32_t *next) {
   uint32_t w = operand(c, 0);
-  bool divzero = false;
   if (w >= c->p->data_words) return VM_R_FAULT_INTERNAL;
-  if (arith((uint8_t)(op - VM_OP_JEQVK + VM_OP_EQ), c->p->data[w], (int32_t)operand(c, 1),
-            &divzero) == 0)
-    return CONT;
+  if (!holds((uint32_t)(op - VM_OP_JEQVK), c->p->data[w], (int32_t)operand(c, 1))) return CONT;
   return take(c, (int32_t)operand(c, 2), next);
 }
 
@@ -368,7 +389,10 @@ static int execute(struct cpu *c, uint8_t op, uint32_t *next) {
   case VM_OP_STORE:
   case VM_OP_LOADX:
   case VM_OP_STOREX:
-  case VM_OP_INCV: return memop(c, op);
+  case VM_OP_INCV:
+  case VM_OP_ADDV:
+  case VM_OP_LOADXV:
+  case VM_OP_STOREXV: return memop(c, op);
   case VM_OP_JMP:
   case VM_OP_JZ:
   case VM_OP_JNZ:

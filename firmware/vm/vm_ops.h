@@ -14,6 +14,9 @@
   X(LOADX,   0x12, 8, 1, 1)            \
   X(STOREX,  0x13, 8, 2, 0)            \
   X(INCV,    0x14, 8, 0, 0)            \
+  X(ADDV,    0x15, 4, 1, 0)            \
+  X(LOADXV,  0x16, 12, 0, 1)           \
+  X(STOREXV, 0x17, 12, 1, 0)           \
   X(ADD,     0x20, 0, 2, 1)            \
   X(SUB,     0x21, 0, 2, 1)            \
   X(MUL,     0x22, 0, 2, 1)            \
@@ -71,8 +74,9 @@ enum vm_op {
  * order of EQ..GE and ADD..MOD. A jump's displacement is always its last operand. */
 #define VM_OP_IS_JCC(op) ((op) >= VM_OP_JEQ && (op) <= VM_OP_JGE)
 #define VM_OP_IS_JVK(op) ((op) >= VM_OP_JEQVK && (op) <= VM_OP_JGEVK)
-#define VM_OP_IS_JUMP(op) \
-  ((op) == VM_OP_JMP || (op) == VM_OP_JZ || (op) == VM_OP_JNZ || VM_OP_IS_JCC(op) || VM_OP_IS_JVK(op))
+#define VM_OP_IS_JUMP(op)                                                    \
+  ((op) == VM_OP_JMP || (op) == VM_OP_JZ || (op) == VM_OP_JNZ || VM_OP_IS_JCC(op) || \
+   VM_OP_IS_JVK(op))
 
 /* The opcode table as ACSL logic, for the proofs (proofs/README.md). */
 #define VM_ACSL_VALID(n, c, o, p, q) op == c ||
@@ -84,14 +88,17 @@ enum vm_op {
     predicate vm_op_jump(integer op) =
       op == VM_OP_JMP || op == VM_OP_JZ || op == VM_OP_JNZ || vm_op_jcc(op);
     // Opcodes with one 32-bit operand, those with a (base, count) variable operand, a
-    // (word, constant) pair, and a (word, constant, displacement) triple.
+    // (word, constant) pair, and three operands: (word, constant, displacement) or
+    // (base, count, index word).
     predicate vm_op_word(integer op) =
-      op == VM_OP_PUSH || op == VM_OP_LOAD || op == VM_OP_STORE || vm_op_jump(op) || vm_op_kop(op);
+      op == VM_OP_PUSH || op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_ADDV ||
+      vm_op_jump(op) || vm_op_kop(op);
     predicate vm_op_var(integer op) =
       op == VM_OP_LOADX || op == VM_OP_STOREX || op == VM_OP_SEND || op == VM_OP_DELIVER ||
       op == VM_OP_GET || op == VM_OP_RECV;
     predicate vm_op_pair(integer op) = op == VM_OP_INCV;
-    predicate vm_op_triple(integer op) = vm_op_jvk(op);
+    predicate vm_op_xv(integer op) = op == VM_OP_LOADXV || op == VM_OP_STOREXV;
+    predicate vm_op_triple(integer op) = vm_op_jvk(op) || vm_op_xv(op);
 */
 
 #endif

@@ -94,12 +94,16 @@ static int64_t target_of(const struct vm_program *p, uint32_t pc) {
     assigns *d; */
 static bool check_operands(const struct vm_program *p, uint32_t pc, struct vm_diag *d) {
   uint8_t op = p->code[pc];
-  if (op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_INCV || is_jvk(op)) {
+  if (op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_INCV || op == VM_OP_ADDV ||
+      is_jvk(op)) {
     if (vm_rd32(p->code + pc + 1) >= p->data_words) return fail(d, VM_ERR_DATA_BOUNDS, pc);
-  } else if (has_var_operand(op)) {
+  } else if (has_var_operand(op) || op == VM_OP_LOADXV || op == VM_OP_STOREXV) {
     uint32_t base = vm_rd32(p->code + pc + 1), count = vm_rd32(p->code + pc + 5);
     if (count == 0 || base >= p->data_words || count > p->data_words - base)
       return fail(d, VM_ERR_DATA_BOUNDS, pc);
+    /* the index word of LOADXV/STOREXV */
+    if (op != VM_OP_LOADXV && op != VM_OP_STOREXV) return true;
+    if (vm_rd32(p->code + pc + 9) >= p->data_words) return fail(d, VM_ERR_DATA_BOUNDS, pc);
   }
   return true;
 }

@@ -5,7 +5,8 @@
  * Fewer instructions where the shape allows (the VM's fused forms, FORMAT.md): a comparison
  * that decides a jump becomes one compare-and-branch (against a constant: JxxVK on the scalar
  * itself); `e op constant` uses the constant operand forms ADDK..MODK; `v = v +/- constant`
- * is one INCV; WHILE tests at the bottom, so an iteration runs one jump, not two. */
+ * is one INCV, `v = v + e` evaluates e then ADDV; an array element indexed by a scalar is one
+ * LOADXV/STOREXV; WHILE tests at the bottom, so an iteration runs one jump, not two. */
 #include "codegen.h"
 
 #include <stdio.h>
@@ -63,6 +64,16 @@ static void index_of(struct gen *g, const struct ref *r) {
   else op1(g, VM_OP_PUSH, 0);
 }
 
+static bool is_scalar(const struct expr *e) { return e->kind == E_REF && e->ref.var->size == 0; }
+
+/* A literal, or the negation of one (the parser reads -5 as NEG 5); *k gets its value. */
+static bool is_const(const struct expr *e, uint32_t *k) {
+  if (e->kind == E_NUM) *k = e->num;
+  else if (e->kind == E_UNARY && e->op == P_MINUS && e->a->kind == E_NUM) *k = 0u - e->a->num;
+  else return false;
+  return true;
+}
+
 static enum vm_op binop(enum tok t) {
   switch (t) {
   case P_PLUS: return VM_OP_ADD;
@@ -82,6 +93,7 @@ static enum vm_op binop(enum tok t) {
 }
 
 static void expr(struct gen *g, const struct expr *e) {
+  uint32_t k;
   switch (e->kind) {
   case E_NUM: op1(g, VM_OP_PUSH, e->num); break;
   case E_CLOCK: op(g, VM_OP_CLOCK); break;
@@ -89,19 +101,26 @@ static void expr(struct gen *g, const struct expr *e) {
   case E_REF:
     if (e->ref.var->size == 0) {
       op1(g, VM_OP_LOAD, e->ref.var->base);
+    } else if (is_scalar(e->ref.index)) {
+      op2(g, VM_OP_LOADXV, e->ref.var->base, e->ref.var->size);
+      buf_put32(&g->m->code, e->ref.index->ref.var->base);
     } else {
       expr(g, e->ref.index);
       op2(g, VM_OP_LOADX, e->ref.var->base, e->ref.var->size);
     }
     break;
   case E_UNARY:
+    if (is_const(e, &k)) {
+      op1(g, VM_OP_PUSH, k);
+      break;
+    }
     expr(g, e->a);
     op(g, e->op == P_MINUS ? VM_OP_NEG : VM_OP_NOT);
     break;
   case E_BINARY:
     expr(g, e->a);
-    if (e->b->kind == E_NUM && binop(e->op) >= VM_OP_ADD && binop(e->op) <= VM_OP_MOD) {
-      op1(g, (enum vm_op)(VM_OP_ADDK + (binop(e->op) - VM_OP_ADD)), e->b->num);
+    if (is_const(e->b, &k) && binop(e->op) >= VM_OP_ADD && binop(e->op) <= VM_OP_MOD) {
+      op1(g, (enum vm_op)(VM_OP_ADDK + (binop(e->op) - VM_OP_ADD)), k);
       break;
     }
     expr(g, e->b);
@@ -111,8 +130,6 @@ static void expr(struct gen *g, const struct expr *e) {
 }
 
 static void stmts(struct gen *g, const struct stmt *s);
-
-static bool is_scalar(const struct expr *e) { return e->kind == E_REF && e->ref.var->size == 0; }
 
 static int cmp_index(enum tok t) {
   switch (t) {
@@ -136,17 +153,15 @@ static size_t cond_jump(struct gen *g, const struct expr *e, bool when_true) {
   }
   if (!when_true) cc = negate[cc];
   const struct expr *v = NULL;
-  int32_t k = 0;
-  if (is_scalar(e->a) && e->b->kind == E_NUM) {
+  uint32_t k = 0;
+  if (is_scalar(e->a) && is_const(e->b, &k)) {
     v = e->a;
-    k = (int32_t)e->b->num;
-  } else if (e->a->kind == E_NUM && is_scalar(e->b)) {
+  } else if (is_const(e->a, &k) && is_scalar(e->b)) {
     v = e->b;
-    k = (int32_t)e->a->num;
     cc = mirror[cc];
   }
   if (v != NULL) {
-    op2(g, (enum vm_op)(VM_OP_JEQVK + cc), v->ref.var->base, (uint32_t)k);
+    op2(g, (enum vm_op)(VM_OP_JEQVK + cc), v->ref.var->base, k);
     return jump_operand(g);
   }
   expr(g, e->a);
@@ -162,15 +177,24 @@ static void assign(struct gen *g, const struct stmt *s) {
     const struct expr *other = NULL;
     if (is_scalar(e->a) && e->a->ref.var == v) other = e->b;
     else if (e->op == P_PLUS && is_scalar(e->b) && e->b->ref.var == v) other = e->a;
-    if (other != NULL && other->kind == E_NUM) {
-      uint32_t k = other->num;
+    uint32_t k;
+    if (other != NULL && is_const(other, &k)) {
       op2(g, VM_OP_INCV, v->base, e->op == P_MINUS ? 0u - k : k);
+      return;
+    }
+    if (other != NULL && e->op == P_PLUS) { /* expressions cannot change v: order is free */
+      expr(g, other);
+      op1(g, VM_OP_ADDV, v->base);
       return;
     }
   }
   if (v->size == 0) {
     expr(g, s->value);
     op1(g, VM_OP_STORE, v->base);
+  } else if (is_scalar(s->ref.index)) {
+    expr(g, s->value);
+    op2(g, VM_OP_STOREXV, v->base, v->size);
+    buf_put32(&g->m->code, s->ref.index->ref.var->base);
   } else {
     expr(g, s->ref.index);
     expr(g, s->value);
