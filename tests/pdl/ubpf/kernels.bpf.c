@@ -1,4 +1,7 @@
-/* The six bench-vm kernels as eBPF (one function per section); mem: a[1000] b[1000] t[256]. */
+/* bench-vm's six kernels (tests/pdl/bench_vm.c) as C for clang -target bpf, one function per
+ * ELF section, for the one-off uBPF baseline (tests/pdl/UBPF.md; not built by make). The
+ * program's memory argument holds the arrays: a[1000] at word 0, b[1000] at 1000, t[256] at
+ * 2000. KEEP stops clang from computing the counting loop's result without looping. */
 typedef unsigned int u32;
 typedef int i32;
 #define K(name) __attribute__((section("s_" #name), used)) long name(u32 *m)
