@@ -20,6 +20,7 @@ struct gen {
   struct module *m;
   struct diag *d;
   uint32_t depth;
+  bool fuse; /* emit the fused forms; without, only the basic stack code (for comparison) */
 };
 
 static void op(struct gen *g, enum vm_op o) {
@@ -101,7 +102,7 @@ static void expr(struct gen *g, const struct expr *e) {
   case E_REF:
     if (e->ref.var->size == 0) {
       op1(g, VM_OP_LOAD, e->ref.var->base);
-    } else if (is_scalar(e->ref.index)) {
+    } else if (g->fuse && is_scalar(e->ref.index)) {
       op2(g, VM_OP_LOADXV, e->ref.var->base, e->ref.var->size);
       buf_put32(&g->m->code, e->ref.index->ref.var->base);
     } else {
@@ -110,7 +111,7 @@ static void expr(struct gen *g, const struct expr *e) {
     }
     break;
   case E_UNARY:
-    if (is_const(e, &k)) {
+    if (g->fuse && is_const(e, &k)) {
       op1(g, VM_OP_PUSH, k);
       break;
     }
@@ -119,7 +120,7 @@ static void expr(struct gen *g, const struct expr *e) {
     break;
   case E_BINARY:
     expr(g, e->a);
-    if (is_const(e->b, &k) && binop(e->op) >= VM_OP_ADD && binop(e->op) <= VM_OP_MOD) {
+    if (g->fuse && is_const(e->b, &k) && binop(e->op) >= VM_OP_ADD && binop(e->op) <= VM_OP_MOD) {
       op1(g, (enum vm_op)(VM_OP_ADDK + (binop(e->op) - VM_OP_ADD)), k);
       break;
     }
@@ -146,7 +147,7 @@ static int cmp_index(enum tok t) {
 /* Emits a jump taken when e is non-zero (when_true) or zero; returns where to patch. */
 static size_t cond_jump(struct gen *g, const struct expr *e, bool when_true) {
   static const int negate[6] = {1, 0, 5, 4, 3, 2}, mirror[6] = {0, 1, 4, 5, 2, 3};
-  int cc = e->kind == E_BINARY ? cmp_index(e->op) : -1;
+  int cc = g->fuse && e->kind == E_BINARY ? cmp_index(e->op) : -1;
   if (cc < 0) {
     expr(g, e);
     return jump(g, when_true ? VM_OP_JNZ : VM_OP_JZ);
@@ -172,7 +173,7 @@ static size_t cond_jump(struct gen *g, const struct expr *e, bool when_true) {
 static void assign(struct gen *g, const struct stmt *s) {
   const struct var *v = s->ref.var;
   const struct expr *e = s->value;
-  if (v->size == 0 && e->kind == E_BINARY && (e->op == P_PLUS || e->op == P_MINUS)) {
+  if (g->fuse && v->size == 0 && e->kind == E_BINARY && (e->op == P_PLUS || e->op == P_MINUS)) {
     /* v = v + k, v = v - k, v = k + v */
     const struct expr *other = NULL;
     if (is_scalar(e->a) && e->a->ref.var == v) other = e->b;
@@ -191,7 +192,7 @@ static void assign(struct gen *g, const struct stmt *s) {
   if (v->size == 0) {
     expr(g, s->value);
     op1(g, VM_OP_STORE, v->base);
-  } else if (is_scalar(s->ref.index)) {
+  } else if (g->fuse && is_scalar(s->ref.index)) {
     expr(g, s->value);
     op2(g, VM_OP_STOREXV, v->base, v->size);
     buf_put32(&g->m->code, s->ref.index->ref.var->base);
@@ -216,6 +217,15 @@ static void if_stmt(struct gen *g, const struct stmt *s) {
 }
 
 static void while_stmt(struct gen *g, const struct stmt *s) {
+  if (!g->fuse) {
+    size_t top = g->m->code.len;
+    expr(g, s->value);
+    size_t to_end = jump(g, VM_OP_JZ);
+    stmts(g, s->body);
+    patch_to(g, jump(g, VM_OP_JMP), top);
+    patch_to(g, to_end, g->m->code.len);
+    return;
+  }
   size_t to_test = jump(g, VM_OP_JMP);
   size_t body = g->m->code.len;
   stmts(g, s->body);
@@ -291,8 +301,8 @@ static int by_message(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-void codegen(const struct program *prog, struct diag *d, struct module *m) {
-  struct gen g = {m, d, 0};
+void codegen(const struct program *prog, struct diag *d, struct module *m, bool fuse) {
+  struct gen g = {m, d, 0, fuse};
   size_t n = 0;
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%.*s", (int)VM_NAME_LEN, prog->name);
