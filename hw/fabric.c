@@ -10,6 +10,7 @@ const char *fabric_drop_name(enum fab_drop d) {
   case FAB_DROP_MALFORMED: return "malformed";
   case FAB_DROP_LENGTH: return "length";
   case FAB_DROP_CRC: return "crc";
+  case FAB_DROP_LATE: return "late";
   case FAB_DROP_N: break;
   }
   return "?";

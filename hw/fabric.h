@@ -21,6 +21,8 @@ enum fab_drop {
   FAB_DROP_MALFORMED,  /* not a frame: short, bad magic/version/flags, wrong addresses */
   FAB_DROP_LENGTH,     /* length field disagrees with the bytes received */
   FAB_DROP_CRC,        /* CRC mismatch */
+  FAB_DROP_LATE,       /* arrived after a later frame of its link (a network that reorders):
+                          a link stays in FIFO order, so a late frame is a lost one */
   FAB_DROP_N
 };
 

@@ -2,7 +2,12 @@
  * sendmmsg sends at the next poll/next_due/flush (or when full); fault injection may drop,
  * damage, duplicate or hold back each datagram on the way. Receives are drained with recvmmsg,
  * checked (udpwire_check, then the sender's address) and queued per (source, destination)
- * link, stamped with the time of the poll that drained them. */
+ * link, stamped with the time of the poll that drained them. A link stays in FIFO order as
+ * the fabric interface promises, over a network that may reorder: a frame whose link frame
+ * counter is not after the last one taken from the same sender's epoch is dropped as late
+ * (the receive engine appends a message's fragments in arrival order, and the payload's
+ * Internet checksum cannot tell two fragments swapped; a dropped frame is a lost one, which
+ * Reliable Delivery sends again). */
 #define _GNU_SOURCE
 #include "udpfab.h"
 
@@ -13,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "link.h"
@@ -32,6 +39,8 @@ struct pkt {
 struct link {
   struct pkt *head, *tail;
   unsigned depth;
+  bool seen;              /* a frame was taken: epoch and last are set */
+  uint32_t epoch, last;   /* the sender's epoch, and the counter of the last frame taken */
 };
 
 struct peer {
@@ -71,6 +80,7 @@ struct udpfab {
   struct iovec *iov;           /* [batch] */
   struct sockaddr_storage *from; /* [batch] */
   uint64_t last_now;
+  uint32_t epoch;              /* this endpoint's incarnation, in every datagram it sends */
   struct udpfab_stats st;
 };
 
@@ -191,7 +201,8 @@ static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *
     c->drops[FAB_DROP_INJECTED]++;
     return 0; /* lost in the network: the sender cannot tell */
   }
-  udpwire_put(u->scratch, &(struct udpwire_hdr){.src = src, .dst = dst, .len = (uint32_t)len});
+  udpwire_put(u->scratch, &(struct udpwire_hdr){.src = src, .dst = dst, .len = (uint32_t)len,
+                                                 .epoch = u->epoch});
   memcpy(u->scratch + UDPWIRE_HDR_LEN, frame, len);
   if (v.corrupt) u->scratch[v.corrupt_at] ^= v.corrupt_xor;
   if (v.hold && !u->holding) {
@@ -244,6 +255,14 @@ static void accept_dgram(struct udpfab *u, const uint8_t *buf, size_t n,
     return;
   }
   struct link *l = &u->links[(size_t)u->lidx[rx.hdr.dst] * u->f.nodes + rx.hdr.src];
+  if (l->seen && l->epoch == rx.hdr.epoch && (int32_t)(rx.link.frame - l->last) <= 0) {
+    u->st.late++;
+    u->cnt[rx.hdr.dst].drops[FAB_DROP_LATE]++;
+    return;
+  }
+  l->seen = true;
+  l->epoch = rx.hdr.epoch;
+  l->last = rx.link.frame;
   struct pkt *k = l->depth < LINK_DEPTH ? malloc(sizeof *k + rx.hdr.len) : NULL;
   if (!k) {
     u->cnt[rx.hdr.dst].drops[FAB_DROP_QUEUE_FULL]++;
@@ -453,6 +472,8 @@ struct fabric *udpfab_create(const struct udpfab_config *cfg, char *err, size_t 
   if (udpfault_init(&u->fault, &cfg->faults))
     return fail(u, err, errcap, "udp fabric: fault probabilities must be in 0..1");
   u->faulty = udpfault_active(&u->fault);
+  if (getrandom(&u->epoch, sizeof u->epoch, GRND_NONBLOCK) != (ssize_t)sizeof u->epoch)
+    u->epoch = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
   u->caller_flushes = cfg->caller_flushes;
   for (unsigned i = 0; i < cfg->nlocal; i++) {
     uint16_t n = cfg->local[i];

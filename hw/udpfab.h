@@ -43,6 +43,7 @@ struct udpfab_stats {
   uint64_t rx_datagrams, rx_batches;
   uint64_t bad[UDPWIRE_V_NVERDICTS];              /* received and dropped, by verdict */
   uint64_t bad_addr;                            /* from an address not its source node's */
+  uint64_t late;                                /* arrived after a later frame of its link */
   uint64_t inj_loss, inj_dup, inj_reorder, inj_corrupt;
 };
 

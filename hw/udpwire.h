@@ -1,5 +1,6 @@
-/* The UDP transport's datagram: a 12-byte header (magic, version, source and destination
- * node, length) before one link frame (link.h). Layout in WIRE-FORMAT.md ("UDP datagram").
+/* The UDP transport's datagram: a 20-byte header (magic, version, source and destination
+ * node, length, the sending endpoint's epoch, and a CRC-32 of those 16 bytes) before one link
+ * frame (link.h), whose own CRC covers the rest. Layout in WIRE-FORMAT.md ("UDP datagram").
  * udpwire_check is everything a receiver decides from the bytes alone, so it is what the fuzz
  * target (fuzz_udpwire) runs; the sender's address is checked by udpfab.c. */
 #ifndef HW_UDPWIRE_H
@@ -12,20 +13,22 @@
 #include "link.h"
 
 #define UDPWIRE_MAGIC     0x5655u /* "VU" */
-#define UDPWIRE_VERSION   1
-#define UDPWIRE_HDR_LEN   12
+#define UDPWIRE_VERSION   2
+#define UDPWIRE_HDR_LEN   20
 #define UDPWIRE_MAX_DGRAM 65507u  /* the largest UDP payload over IPv4 */
 #define UDPWIRE_MAX_FRAME (UDPWIRE_MAX_DGRAM - UDPWIRE_HDR_LEN)
 
 struct udpwire_hdr {
   uint16_t src, dst;
-  uint32_t len; /* bytes of the link frame that follows */
+  uint32_t len;   /* bytes of the link frame that follows */
+  uint32_t epoch; /* the sending endpoint's incarnation: its link frame counters restart with it */
 };
 
 enum udpwire_verdict {
   UDPWIRE_V_OK = 0,
   UDPWIRE_V_SHORT,     /* shorter than a header and an empty link frame */
   UDPWIRE_V_VERSION,   /* not ours: magic, version or reserved flags */
+  UDPWIRE_V_HDR_CRC,   /* the header's CRC-32 fails */
   UDPWIRE_V_LENGTH,    /* the length field disagrees with the datagram */
   UDPWIRE_V_NODE,      /* source unknown, destination not hosted here, or the link frame's
                         addresses differ from the datagram's */

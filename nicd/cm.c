@@ -302,8 +302,10 @@ static void do_fabric(int c) {
   }
   if (n > 0 && (size_t)n < sizeof out)
     snprintf(out + n, sizeof out - (size_t)n,
-             " bad_addr=%llu inj_loss=%llu inj_dup=%llu inj_reorder=%llu inj_corrupt=%llu",
-             (unsigned long long)st.bad_addr, (unsigned long long)st.inj_loss,
+             " bad_addr=%llu bad_late=%llu inj_loss=%llu inj_dup=%llu inj_reorder=%llu"
+             " inj_corrupt=%llu",
+             (unsigned long long)st.bad_addr, (unsigned long long)st.late,
+             (unsigned long long)st.inj_loss,
              (unsigned long long)st.inj_dup, (unsigned long long)st.inj_reorder,
              (unsigned long long)st.inj_corrupt);
   reply(c, "%s", out);

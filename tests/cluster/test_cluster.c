@@ -732,22 +732,24 @@ static void t_silent_peer_nicd_detected(void) {
  * node 0 (no acknowledgements: its datagrams are exactly those frames). Run twice. */
 static void t_fault_injection_counted_and_seeded(void) {
   static const char *const inj[] = {"inj_loss", "inj_dup", "inj_corrupt", "inj_reorder", "tx_datagrams"};
-  static const char *const bad[] = {"bad_short", "bad_version", "bad_length", "bad_wrong_node",
-                                    "bad_frame", "bad_frame_length", "bad_crc", "bad_addr"};
+  static const char *const bad[] = {"bad_short", "bad_version", "bad_header_crc", "bad_length",
+                                    "bad_wrong_node", "bad_frame", "bad_frame_length", "bad_crc",
+                                    "bad_addr"};
+  const int nbad = (int)(sizeof bad / sizeof bad[0]);
   long long got[2][6];
   for (int run = 0; run < 2; run++) {
     stop_nicd(1, false);
     C.pid[1] = start_nicd_with(1, "--loss 0.2 --dup 0.2 --reorder 0.2 --corrupt 0.2 --seed 42");
     CHECK(C.pid[1] > 0);
     long long rx0 = counter(0, "FABRIC\n", "rx_datagrams"), bad0 = 0, bad1 = 0;
-    for (int i = 0; i < 8; i++) bad0 += counter(0, "FABRIC\n", bad[i]);
+    for (int i = 0; i < nbad; i++) bad0 += counter(0, "FABRIC\n", bad[i]);
     int rc[2];
     run_pair(server, client, S_UNRELIABLE, rc);
     CHECK_EQ(rc[0], 0);
     CHECK_EQ(rc[1], 0);
     for (int i = 0; i < 5; i++) got[run][i] = counter(1, "FABRIC\n", inj[i]);
     got[run][5] = counter(1, "PEER 0\n", "tx_frames");
-    for (int i = 0; i < 8; i++) bad1 += counter(0, "FABRIC\n", bad[i]);
+    for (int i = 0; i < nbad; i++) bad1 += counter(0, "FABRIC\n", bad[i]);
     long long rx = counter(0, "FABRIC\n", "rx_datagrams") - rx0;
     fprintf(stderr, "seed 42: %lld frames, %lld datagrams sent, lost %lld, duplicated %lld, "
             "damaged %lld, reordered %lld; nicd A received %lld, dropped %lld\n", got[run][5],

@@ -1,6 +1,7 @@
 /* Tests of the UDP fabric (hw/udpfab.c) with real sockets on loopback: two endpoints in this
  * process (nodes 0 and 1, and node 2 sharing node 1's socket), IPv4 and IPv6, each injected
- * fault kind with its counter, determinism of a seed, batching, and bad datagrams from a raw
+ * fault kind with its counter, a link kept in order (late and repeated frames dropped) across
+ * a sender's restart, determinism of a seed, batching, and bad datagrams from a raw
  * socket (short, wrong version, wrong node, bad length, a forged source), which are dropped
  * and counted. */
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "../../hw/crc32.h"
 #include "../../hw/link.h"
 #include "../../hw/udpfab.h"
 
@@ -182,9 +184,11 @@ static void test_dup(void **state) {
   struct udpfab_stats s;
   struct fabric_counters c;
   fault_run((struct udpfault_cfg){.dup = 1, .seed = 2}, 50, got, &n, &s, &c);
-  assert_int_equal(n, 100);
   assert_int_equal(s.inj_dup, 50);
-  for (unsigned i = 0; i < 100; i++) assert_int_equal(got[i], i / 2);
+  assert_int_equal(s.tx_datagrams, 100);
+  assert_int_equal(n, 50); /* each copy comes after its original: late, dropped */
+  for (unsigned i = 0; i < 50; i++) assert_int_equal(got[i], i);
+  assert_int_equal(c.drops[FAB_DROP_LATE], 50);
 }
 
 static void test_reorder(void **state) {
@@ -194,9 +198,35 @@ static void test_reorder(void **state) {
   struct udpfab_stats s;
   struct fabric_counters c;
   fault_run((struct udpfault_cfg){.reorder = 1, .seed = 3}, 50, got, &n, &s, &c);
-  assert_int_equal(n, 50);
   assert_int_equal(s.inj_reorder, 25);
-  for (unsigned i = 0; i < 50; i++) assert_int_equal(got[i], i ^ 1u); /* pairs swapped */
+  /* Pairs swapped on the wire; the link stays in order: the one overtaken is late, dropped. */
+  assert_int_equal(n, 25);
+  for (unsigned i = 0; i < 25; i++) assert_int_equal(got[i], 2 * i + 1);
+  assert_int_equal(c.drops[FAB_DROP_LATE], 25);
+}
+
+/* A sender that starts again (a new endpoint for the same node: a restarted nicd) counts its
+ * link frames from 0 again in a new epoch; they are not taken for late ones. */
+static void test_new_epoch(void **state) {
+  (void)state;
+  struct pair p;
+  static const uint16_t la[] = {0};
+  assert_true(make_pair(&p, "127.0.0.1", NULL, 0));
+  uint32_t got[20];
+  assert_int_equal(send_n(p.a, 0, 1, 0, 10), 0);
+  assert_int_equal(recv_all(p.b, 1, 10, got, 20), 10);
+  fabric_close(p.a);
+  p.a = endpoint("127.0.0.1", udpfab_port(p.b), la, 1, NULL, 0);
+  assert_non_null(p.a);
+  assert_int_equal(udpfab_set_addr(p.b, &(struct udpfab_addr){0, "127.0.0.1", udpfab_port(p.a)}),
+                   0);
+  assert_int_equal(send_n(p.a, 0, 1, 0, 5), 0);
+  assert_int_equal(recv_all(p.b, 1, 5, got, 20), 5);
+  for (unsigned i = 0; i < 5; i++) assert_int_equal(got[i], i);
+  struct fabric_counters c;
+  fabric_counters(p.b, FAB_ALL, &c);
+  assert_int_equal(c.drops[FAB_DROP_LATE], 0);
+  close_pair(&p);
 }
 
 static void test_corrupt(void **state) {
@@ -232,6 +262,12 @@ static void test_seed(void **state) {
                    -EINVAL);
 }
 
+/* Writes the header's CRC-32 again (offset 16, big-endian) after a field was changed. */
+static void rehash(uint8_t *d) {
+  uint32_t c = hw_crc32(0, d, 16);
+  for (int i = 0; i < 4; i++) d[16 + i] = (uint8_t)(c >> (24 - 8 * i));
+}
+
 /* Raw datagrams at node 1's socket from a socket that is not node 0's address. */
 static void test_bad_datagrams(void **state) {
   (void)state;
@@ -253,17 +289,19 @@ static void test_bad_datagrams(void **state) {
   } bad[] = {
       {"short", 10, -1, 0},
       {"magic", 0, 0, 0x00},
-      {"version", 0, 2, 2},
+      {"version", 0, 2, 1},     /* the 12-byte header of version 1 */
       {"flags", 0, 3, 1},
       {"dst not here", 0, 7, 0},   /* node 0 lives elsewhere */
       {"dst unknown", 0, 6, 0x7f}, /* node 0x7f01 */
       {"length", 0, 11, 0x10},
+      {"header crc", 0, 13, 0x55}, /* the epoch, its CRC not redone */
       {"link crc", 0, UDPWIRE_HDR_LEN + 20, 0xaa},
       {"forged source", 0, -1, 0}, /* well-formed, but not from node 0's address */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memcpy(d, good, gl);
     if (bad[i].at >= 0) d[bad[i].at] = bad[i].val;
+    if (bad[i].at >= 4 && bad[i].at < 12) rehash(d); /* a sender's lie, its header CRC right */
     size_t len = bad[i].len ? bad[i].len : gl;
     assert_true(sendto(s, d, len, 0, (struct sockaddr *)&to, sizeof to) == (ssize_t)len);
   }
@@ -272,24 +310,25 @@ static void test_bad_datagrams(void **state) {
   assert_int_equal(recv_all(p.b, 1, 1, got, 4), 0);
   struct udpfab_stats st;
   udpfab_stats(p.b, &st);
-  assert_int_equal(st.rx_datagrams, 10);
+  assert_int_equal(st.rx_datagrams, 11);
   assert_int_equal(st.bad[UDPWIRE_V_SHORT], 2);
   assert_int_equal(st.bad[UDPWIRE_V_VERSION], 3);
   assert_int_equal(st.bad[UDPWIRE_V_NODE], 2);
   assert_int_equal(st.bad[UDPWIRE_V_LENGTH], 1);
   assert_int_equal(st.bad[UDPWIRE_V_CRC], 1);
+  assert_int_equal(st.bad[UDPWIRE_V_HDR_CRC], 1);
   assert_int_equal(st.bad_addr, 1);
   /* Charged to the node they claim to come from (node 0) when its field is there: all but
    * the empty datagram. */
   struct udpfab_peer_stats ps;
   assert_int_equal(udpfab_peer_stats(p.b, 0, &ps), 0);
-  assert_int_equal(ps.rx_bad, 9);
+  assert_int_equal(ps.rx_bad, 10);
   assert_int_equal(ps.rx_frames, 0);
   struct fabric_counters c;
   fabric_counters(p.b, FAB_ALL, &c);
   assert_int_equal(c.rx_packets, 0);
   assert_int_equal(c.drops[FAB_DROP_MALFORMED] + c.drops[FAB_DROP_LENGTH] + c.drops[FAB_DROP_CRC],
-                   10);
+                   11);
   /* still alive: a good one from the real node 0 */
   assert_int_equal(send_n(p.a, 0, 1, 5, 1), 0);
   assert_int_equal(recv_all(p.b, 1, 1, got, 4), 1);
@@ -322,6 +361,7 @@ int main(void) {
       cmocka_unit_test(test_ipv4),        cmocka_unit_test(test_ipv6),
       cmocka_unit_test(test_hostname),    cmocka_unit_test(test_loss),
       cmocka_unit_test(test_dup),         cmocka_unit_test(test_reorder),
+      cmocka_unit_test(test_new_epoch),
       cmocka_unit_test(test_corrupt),     cmocka_unit_test(test_seed),
       cmocka_unit_test(test_bad_datagrams), cmocka_unit_test(test_errors),
   };
