@@ -7,7 +7,8 @@
  * send completes before its data is at the receiver (checked after every poll). Then the
  * retry limit: with the link down the waiting sends complete TRANSPORT within the retry
  * budget (virtual time), and with only the ACKs lost the sender breaks, its RST breaks the
- * receiver, and nothing is delivered after. Prints "N passed, N failed". */
+ * receiver, and nothing is delivered after. Forged frames (numbers outside 2^30 or the window)
+ * are dropped and harm nothing. Prints "N passed, N failed". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,66 @@ static void t_acks_lost(bool fine) {
   rig_down();
 }
 
+/* A header-only message from node src to node 1 - src on VI 1, as a peer would send it. */
+static void inject_hdr(uint16_t src, uint8_t type, uint32_t seq, uint32_t ack) {
+  static uint8_t msg[FW_WIRE_HDR_LEN + FW_TRAILER], frame[HW_LINK_MAX_FRAME];
+  struct fw_wire_hdr h = {.type = type, .flags = FW_WIRE_F_FIRST | FW_WIRE_F_LAST,
+                          .src_node = src, .dst_node = (uint16_t)(1 - src), .src_vi = 1,
+                          .dst_vi = 1, .seq = seq, .ack = ack};
+  fw_wire_encode(msg, &h);
+  msg[FW_WIRE_HDR_LEN] = msg[FW_WIRE_HDR_LEN + 1] = 0xff; /* the empty payload's trailer */
+  msg[FW_WIRE_HDR_LEN + 2] = msg[FW_WIRE_HDR_LEN + 3] = 0;
+  struct hw_link_hdr lh = {.dst = (uint16_t)(1 - src), .src = src, .flags = HW_LINK_EOM,
+                           .len = sizeof msg};
+  size_t fl = hw_link_encode(frame, sizeof frame, &lh, msg);
+  memfab_inject(R.fab, src, (uint16_t)(1 - src), frame, fl, R.now);
+}
+
+/* Forged frames on a live connection: a DATA message numbered outside 2^30, ACKs naming a
+ * number outside 2^30 or far outside the window. They are dropped (the first two counted as
+ * malformed), and the transfers go on unharmed. */
+static void t_forged(bool fine) {
+  rig_up(fine);
+  uint32_t len = 9000;
+  uint64_t src = halloc(0, len), dst[3];
+  fill(hptr(src), len, 9);
+  for (int i = 0; i < 3; i++) {
+    dst[i] = halloc(1, len);
+    struct hostif_desc r = rh_desc(HOSTIF_OP_RECV, PTAG, 1, &dst[i], &len);
+    rh_post(R.w[1], 1, false, &r);
+  }
+  uint64_t mal0 = CTR(0, rx_drop_malformed), mal1 = CTR(1, rx_drop_malformed);
+  struct hostif_desc d = rh_desc(HOSTIF_OP_SEND, PTAG, 1, &src, &len);
+  rh_post(R.w[0], 1, true, &d);
+  struct want w = {0, 1, true, 1};
+  run_until(NULL, NULL, R.now + 1000); /* the first messages are on their way */
+  inject_hdr(0, FW_WIRE_DATA, FW_NSEQ + 1u, 0);
+  inject_hdr(1, FW_WIRE_ACK, 0, 0x7fffffffu);
+  inject_hdr(1, FW_WIRE_ACK, 0, 5000);
+  inject_hdr(1, FW_WIRE_ACK, 0, FW_NSEQ - 7u);
+  rh_post(R.w[0], 1, true, &d);
+  rh_post(R.w[0], 1, true, &d);
+  w.n = 3;
+  bool ok = run_until(done_ge, &w, R.now + 5000000000ull);
+  bool data = true;
+  for (int i = 0; i < 3; i++) {
+    data &= rh_slot(R.w[0], 1, true, (uint32_t)i).status == HOSTIF_ST_DONE;
+    data &= rh_slot(R.w[1], 1, false, (uint32_t)i).status == HOSTIF_ST_DONE;
+    data &= memcmp(hptr(src), hptr(dst[i]), len) == 0;
+  }
+  CHECK(ok && data, "forged frames: the transfers were harmed");
+  CHECK(CTR(1, rx_drop_malformed) == mal1 + 1 && CTR(0, rx_drop_malformed) == mal0 + 1,
+        "forged frames: malformed drops %llu, %llu",
+        (unsigned long long)(CTR(0, rx_drop_malformed) - mal0),
+        (unsigned long long)(CTR(1, rx_drop_malformed) - mal1));
+  CHECK(CTR(0, transport_breaks) + CTR(1, transport_breaks) == 0 &&
+            rh_vi(R.w[0], 1)->state == HOSTIF_VI_CONNECTED,
+        "forged frames broke the connection");
+  CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "forged frames: firmware faults %u %u",
+        R.fw[0].faults, R.fw[1].faults);
+  rig_down();
+}
+
 int main(int argc, char **argv) {
   unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 8;
   for (int fine = 1; fine >= 0; fine--) {
@@ -423,6 +484,7 @@ int main(int argc, char **argv) {
     t_lossy(fine, 500, 300, 200, 500, rounds, 11);  /* 5 %, 3 %, 2 %, 5 % */
     t_link_down(fine);
     t_acks_lost(fine);
+    t_forged(fine);
   }
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
