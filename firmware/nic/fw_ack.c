@@ -1,11 +1,12 @@
-/* fw_ack.c: Reliable Delivery between two NICs (WIRE.md, "Acknowledgements"). The receiver
- * acknowledges the last message of every transfer it delivered whole (ACK, cumulative: the
- * wire is FIFO, so it covers every earlier message too) and refuses one it cannot deliver
- * (NACK naming the message and the reason), breaking the connection on its side. The sender
- * completes a reliable send only on the ACK; on a NACK it completes the refused transfer with
- * the peer's reason, those after it DISCONNECTED, and breaks its side. Acknowledgements are
- * owed per VI, the latest replacing an earlier ACK (cumulative), and sent as local messages
- * when the send queue has room. Freestanding. */
+/* fw_ack.c: Reliable Delivery between two NICs (WIRE.md, "Acknowledgements and
+ * retransmission"). The receiver's ACKs are owed by its Receiver machine (fw_reliab.c: every
+ * message delivered, cumulative) and it refuses a message it cannot deliver (NACK naming the
+ * message and the reason), breaking the connection on its side. The sender's Sender machine
+ * takes the ACKs; on a NACK the sender completes the refused transfer with the peer's reason,
+ * those after it DISCONNECTED, and breaks its side; a NACK of reason TRANSPORT is the peer's
+ * RESET (its retry limit passed). Acknowledgements are owed per VI, the latest replacing an
+ * earlier ACK (cumulative), and sent as local messages when the send queue has room.
+ * Freestanding. */
 #include "fw_ack.h"
 
 #include "fw_reliab.h"

@@ -19,9 +19,11 @@
  * completes the descriptor (length, immediate data); an RDMA Write with immediate data
  * consumes a receive descriptor at its last packet.
  *   ACK, NACK   from a VI connected to the sender: handed to fw_ack.c.
- * On a Reliable Delivery VI a delivered transfer is acknowledged and a refused one (no
- * descriptor, too short, protection, a damaged message) is NACKed with the reason, which
- * breaks the connection (fw_ack.c). Freestanding. */
+ * On a Reliable Delivery VI only the message the Receiver expects next is taken (fw_reliab.c):
+ * a duplicate or one ahead is dropped at classification, before any of it moves, and answered
+ * with the last ACK again; a damaged one is dropped and sent again by its sender; a delivered
+ * one is acknowledged; a refused one (no descriptor, too short, protection) is NACKed with the
+ * reason, which breaks the connection (fw_ack.c). Freestanding. */
 #include "fw_rq.h"
 
 #include "fw_ack.h"

@@ -5,8 +5,11 @@
  * the host pieces it comes from, and announced to SDMA with a `doorbell` event. When the last
  * message of a descriptor has left (tx_complete), its completion is written; completions are
  * published in ring order (`done`), a failed descriptor waiting for earlier ones. On a Reliable
- * Delivery VI a descriptor also waits for the peer's acknowledgement of its last message
- * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED.
+ * Delivery VI the Sender machine (fw_reliab.c) decides what goes: a new message when its
+ * window has room, or, going back after a timeout, one sent before, re-split from its
+ * descriptor in the ring; a descriptor also waits for the peer's acknowledgement of its last
+ * message; a connection that breaks meanwhile completes it DISCONNECTED, or TRANSPORT when the
+ * retry limit broke it.
  *
  * Annotated for Frama-C/WP, not yet proved (no fw-sq line in proofs/modules.conf: two of
  * sq_emit's postconditions do not prove): fw_sq_doorbell and fw_sq_pump meet the handler
