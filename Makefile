@@ -46,8 +46,13 @@ test: deps-check $(BINS) $(TEST_BINS) $(FUZZ_BINS)
 demo: deps-check $(BINS)
 	@scripts/demo.sh
 
-# Benchmarks print tables; they are not part of `make test`.
-bench: bench-vm bench-vipl bench-sovia bench-panic
+# Benchmarks print tables; they are not part of `make test`. Each goal line they print is also
+# collected and printed again at the end (bench/summary.h).
+bench:
+	@mkdir -p $(B)/bench && rm -f $(B)/bench/summary.txt
+	@$(MAKE) --no-print-directory VERINIC_BENCH_SUMMARY=$(abspath $(B)/bench/summary.txt) \
+	  bench-vm bench-vipl bench-sovia bench-panic
+	@bench/summary.sh $(B)/bench/summary.txt
 
 # Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.
 verify: deps-check $(VERIFY_MODELS)

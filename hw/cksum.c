@@ -1,10 +1,58 @@
-/* Internet checksum. 32-bit big-endian words are summed in 64 bits and folded at the end:
- * since 2^16 = 1 (mod 0xffff), this equals the RFC 1071 sum of 16-bit words. */
+/* Internet checksum. A chunk is summed in the host's byte order, eight bytes per load into a
+ * 64-bit accumulator (two 32-bit halves per load: since 2^16 = 1 (mod 0xffff), any word size
+ * gives the RFC 1071 sum once folded), then byte-swapped into network order on a
+ * little-endian host (RFC 1071, "byte order independence"). Chunks are joined by adding
+ * their folded sums, the later one byte-swapped when the stream so far has odd length. */
 #include "cksum.h"
+
+#include <string.h>
 
 static uint16_t fold(uint64_t s) {
   while (s >> 16) s = (s & 0xffff) + (s >> 16);
   return (uint16_t)s;
+}
+
+static uint16_t swap16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
+
+/* The folded sum of a chunk that starts at an even offset, in the host's order of 16-bit
+ * words. Each 1 GiB block is folded, so the accumulator cannot overflow. */
+static uint16_t sum_host_order(const uint8_t *p, size_t len) {
+  uint64_t total = 0;
+  while (len) {
+    size_t n = len < (1u << 30) ? len : (1u << 30);
+    uint64_t a = 0, b = 0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      uint64_t w0, w1;
+      memcpy(&w0, p + i, 8);
+      memcpy(&w1, p + i + 8, 8);
+      a += (w0 & 0xffffffffu) + (w0 >> 32);
+      b += (w1 & 0xffffffffu) + (w1 >> 32);
+    }
+    if (n - i) { /* the tail, zero-padded: each byte stays at its place within the word */
+      uint8_t t[16] = {0};
+      memcpy(t, p + i, n - i);
+      uint64_t w0, w1;
+      memcpy(&w0, t, 8);
+      memcpy(&w1, t + 8, 8);
+      a += (w0 & 0xffffffffu) + (w0 >> 32);
+      b += (w1 & 0xffffffffu) + (w1 >> 32);
+    }
+    total += fold(a) + fold(b);
+    p += n;
+    len -= n;
+  }
+  return fold(total);
+}
+
+/* The folded sum of a chunk at an even offset, in network order. */
+static uint16_t sum_chunk(const void *data, size_t len) {
+  uint16_t s = sum_host_order(data, len);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return s;
+#else
+  return swap16(s);
+#endif
 }
 
 void hw_csum_init(struct hw_csum *c) {
@@ -12,43 +60,20 @@ void hw_csum_init(struct hw_csum *c) {
   c->odd = 0;
 }
 
+void hw_csum_append(struct hw_csum *c, uint16_t part, size_t len) {
+  c->sum = fold(c->sum + (c->odd ? swap16(part) : part));
+  c->odd ^= (unsigned)(len & 1);
+}
+
 void hw_csum_update(struct hw_csum *c, const void *data, size_t len) {
-  const uint8_t *p = data;
-  uint64_t s = c->sum;
-  if (len == 0) return;
-  if (c->odd) { /* completes the word whose high byte ended the previous chunk */
-    s += *p++;
-    len--;
-    c->odd = 0;
-  }
-  while (len >= 4) {
-    s += ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-    p += 4;
-    len -= 4;
-    if (s >> 62) s = fold(s); /* never reached for buffers under 2^32 words, kept for safety */
-  }
-  if (len >= 2) {
-    s += ((uint32_t)p[0] << 8) | p[1];
-    p += 2;
-    len -= 2;
-  }
-  if (len) {
-    s += (uint32_t)p[0] << 8;
-    c->odd = 1;
-  }
-  c->sum = s;
+  if (len) hw_csum_append(c, sum_chunk(data, len), len);
 }
 
 uint16_t hw_csum_sum(const struct hw_csum *c) { return fold(c->sum); }
 
 uint16_t hw_csum_final(const struct hw_csum *c) { return (uint16_t)~fold(c->sum); }
 
-uint16_t hw_csum_sum_of(const void *data, size_t len) {
-  struct hw_csum c;
-  hw_csum_init(&c);
-  hw_csum_update(&c, data, len);
-  return hw_csum_sum(&c);
-}
+uint16_t hw_csum_sum_of(const void *data, size_t len) { return sum_chunk(data, len); }
 
 uint16_t hw_inet_csum(const void *data, size_t len) { return (uint16_t)~hw_csum_sum_of(data, len); }
 

@@ -7,12 +7,15 @@
 #include <stdint.h>
 
 struct hw_csum {
-  uint64_t sum;   /* unfolded sum of big-endian 16-bit words */
+  uint64_t sum;   /* sum of big-endian 16-bit words, folded as chunks are added */
   unsigned odd;   /* 1 when the stream so far has an odd number of bytes */
 };
 
 void hw_csum_init(struct hw_csum *c);
 void hw_csum_update(struct hw_csum *c, const void *data, size_t len);
+/* Continues the stream with a chunk of len bytes whose folded sum (hw_csum_sum_of) is
+ * already known, as an engine that summed it while copying does. */
+void hw_csum_append(struct hw_csum *c, uint16_t part, size_t len);
 /* The folded ones'-complement sum (not complemented). */
 uint16_t hw_csum_sum(const struct hw_csum *c);
 /* The Internet checksum: the complement of the folded sum. */

@@ -100,7 +100,7 @@ void nic_hdma_fire(struct nic *nic) {
       if (e2l) memcpy(sp, hp, d->len); else memcpy(hp, sp, d->len);
       /* Summed from the SRAM side, which a host cannot change under the engine's feet. */
       sum = hw_csum_sum_of(sp, d->len);
-      hw_csum_update(&ch->sum, sp, d->len);
+      hw_csum_append(&ch->sum, sum, d->len);
       ch->st.bytes += d->len;
       nic_ctr_add(nic, HW_CTR_HDMA_BYTES, d->len);
     }

@@ -7,6 +7,8 @@ HW_SAN_OBJS := $(HW_SRCS:%.c=$(B)/san/%.o)
 HW_LIB      := $(B)/lib/libhw.a
 HW_LIB_SAN  := $(B)/san/lib/libhw.a
 BINS        += $(HW_LIB)
+# What a program linking libhw links besides: zlib for the link CRC (crc32.c).
+HW_LDLIBS   := -lz
 
 $(HW_LIB): $(HW_OBJS)
 	@mkdir -p $(dir $@)
@@ -25,5 +27,5 @@ TESTS     += $(HW_TESTS:%=$(HW_T)/%)
 
 $(HW_T)/%: $(B)/san/tests/hw/%.o $(B)/san/tests/hw/hwtest.o $(HW_LIB_SAN)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) -lcmocka -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -lcmocka -o $@
 

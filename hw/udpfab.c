@@ -58,8 +58,9 @@ struct udpfab {
   struct link *links;          /* [lidx * nodes + src] */
   struct pkt **held;           /* [nlocal]: the frame the last poll returned */
   struct fabric_counters *cnt; /* [nodes] */
+  struct udpfab_peer_stats *ps; /* [nodes]: traffic with each node */
   struct udpfault fault;
-  bool faulty;
+  bool faulty, caller_flushes;
   unsigned batch, ntx;
   struct txslot *tx;           /* [batch] */
   struct txslot hold;          /* a datagram held back to be sent after the next one */
@@ -181,6 +182,8 @@ static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *
   }
   c->tx_packets++;
   c->tx_bytes += len;
+  u->ps[dst].tx_frames++;
+  u->ps[dst].tx_bytes += len;
   size_t dlen = UDPWIRE_HDR_LEN + len;
   struct udpfault_verdict v = {0};
   if (u->faulty) udpfault_decide(&u->fault, dlen, &v);
@@ -213,6 +216,8 @@ static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *
 
 static void count_bad(struct udpfab *u, const uint8_t *buf, size_t n, enum udpwire_verdict v) {
   u->st.bad[v]++;
+  uint16_t claimed = n >= 6 ? (uint16_t)(buf[4] << 8 | buf[5]) : UINT16_MAX;
+  if (claimed < u->f.nodes) u->ps[claimed].rx_bad++;
   /* Charged to the node it was for when that is one of ours, else to the first local node. */
   uint16_t dst = n >= 8 ? (uint16_t)(buf[6] << 8 | buf[7]) : 0;
   unsigned node = is_local(u, dst) ? dst : u->first_local;
@@ -234,6 +239,7 @@ static void accept_dgram(struct udpfab *u, const uint8_t *buf, size_t n,
   const struct peer *p = &u->peer[rx.hdr.src];
   if (!p->known || !same_addr(&p->sa, from)) {
     u->st.bad_addr++;
+    u->ps[rx.hdr.src].rx_bad++;
     u->cnt[rx.hdr.dst].drops[FAB_DROP_MALFORMED]++;
     return;
   }
@@ -292,7 +298,7 @@ static int uf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
   if (!is_local(u, node)) return -EINVAL;
   int li = u->lidx[node];
   u->last_now = now;
-  udpfab_flush(f);
+  if (!u->caller_flushes) udpfab_flush(f);
   drain(u, now);
   free(u->held[li]);
   u->held[li] = NULL;
@@ -304,6 +310,8 @@ static int uf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
   if (!l->head) l->tail = NULL;
   l->depth--;
   u->held[li] = k;
+  u->ps[src].rx_frames++;
+  u->ps[src].rx_bytes += k->h.len + HW_LINK_OVERHEAD;
   u->cnt[node].rx_packets++;
   u->cnt[node].rx_bytes += k->h.len + HW_LINK_OVERHEAD;
   *rx = (struct fabric_rx){.src = (uint16_t)src, .flags = k->h.flags, .frame = k->h.frame,
@@ -315,7 +323,7 @@ static int uf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
 static uint64_t uf_next_due(struct fabric *f, uint16_t node, int from) {
   struct udpfab *u = U(f);
   if (!is_local(u, node)) return FAB_NEVER;
-  udpfab_flush(f);
+  if (!u->caller_flushes) udpfab_flush(f);
   drain(u, u->last_now);
   unsigned src;
   struct link *l = pick(u, u->lidx[node], from, &src);
@@ -358,6 +366,7 @@ static void destroy(struct udpfab *u) {
   free(u->links);
   free(u->held);
   free(u->cnt);
+  free(u->ps);
   free(u->tx);
   free(u->rxbuf);
   free(u->msgs);
@@ -389,6 +398,7 @@ static int alloc_all(struct udpfab *u, unsigned n) {
   u->links = calloc((size_t)u->nlocal * n, sizeof *u->links);
   u->held = calloc(u->nlocal, sizeof *u->held);
   u->cnt = calloc(n, sizeof *u->cnt);
+  u->ps = calloc(n, sizeof *u->ps);
   u->tx = calloc(u->batch, sizeof *u->tx);
   u->rxbuf = calloc(u->batch, sizeof *u->rxbuf);
   u->msgs = calloc(u->batch, sizeof *u->msgs);
@@ -396,7 +406,7 @@ static int alloc_all(struct udpfab *u, unsigned n) {
   u->from = calloc(u->batch, sizeof *u->from);
   u->scratch = malloc(BUF_LEN);
   u->hold.buf = malloc(BUF_LEN);
-  if (!u->peer || !u->lidx || !u->links || !u->held || !u->cnt || !u->tx || !u->rxbuf ||
+  if (!u->peer || !u->lidx || !u->links || !u->held || !u->cnt || !u->ps || !u->tx || !u->rxbuf ||
       !u->msgs || !u->iov || !u->from || !u->scratch || !u->hold.buf)
     return -ENOMEM;
   for (unsigned i = 0; i < u->batch; i++) {
@@ -443,6 +453,7 @@ struct fabric *udpfab_create(const struct udpfab_config *cfg, char *err, size_t 
   if (udpfault_init(&u->fault, &cfg->faults))
     return fail(u, err, errcap, "udp fabric: fault probabilities must be in 0..1");
   u->faulty = udpfault_active(&u->fault);
+  u->caller_flushes = cfg->caller_flushes;
   for (unsigned i = 0; i < cfg->nlocal; i++) {
     uint16_t n = cfg->local[i];
     if (n >= cfg->nodes || u->lidx[n] >= 0)
@@ -513,4 +524,10 @@ void udpfab_stats(struct fabric *f, struct udpfab_stats *out) {
   out->inj_dup = u->fault.dup;
   out->inj_reorder = u->fault.reorder;
   out->inj_corrupt = u->fault.corrupt;
+}
+
+int udpfab_peer_stats(struct fabric *f, unsigned node, struct udpfab_peer_stats *out) {
+  if (node >= f->nodes) return -EINVAL;
+  *out = U(f)->ps[node];
+  return 0;
 }

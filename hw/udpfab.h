@@ -2,7 +2,7 @@
  * machines reach each other. One socket per endpoint (IPv4 or IPv6), bound to the address of
  * the nodes it hosts; each link frame travels as one datagram (udpwire.h) to the address of its
  * destination node. Sends are batched and leave with sendmmsg at the next poll, next_due or
- * udpfab_flush (or when the batch is full); receives are drained with recvmmsg into per-link
+ * udpfab_flush (or when the batch is full; with caller_flushes only at the last two); receives are drained with recvmmsg into per-link
  * FIFO queues. Every datagram is checked (udpwire_check, and its sender's address against the
  * source node's) and a bad one is dropped and counted, never handed on. Faults can be
  * injected (udpfault.h). Not thread-safe: one thread drives the endpoint. */
@@ -32,6 +32,9 @@ struct udpfab_config {
   unsigned nlocal;
   struct udpfault_cfg faults;
   unsigned batch;                   /* datagrams per sendmmsg/recvmmsg, 0: 32 */
+  bool caller_flushes;              /* sends leave only when the batch is full or at
+                                       udpfab_flush (a daemon's loop flushes before it waits),
+                                       not at every poll/next_due */
 };
 
 /* What the endpoint counted besides fabric_counters. */
@@ -53,5 +56,14 @@ int udpfab_set_addr(struct fabric *f, const struct udpfab_addr *a);
 /* Sends what is batched and what fault injection held back. 0, or -errno of a failed send. */
 int udpfab_flush(struct fabric *f);
 void udpfab_stats(struct fabric *f, struct udpfab_stats *out);
+
+/* Traffic between this endpoint's nodes and one other node, as the datagrams went: frames
+ * and bytes (link frames) sent to it and accepted from it, and datagrams claiming to come from
+ * it that were dropped (any verdict, or a wrong sender address). */
+struct udpfab_peer_stats {
+  uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, rx_bad;
+};
+/* 0, or -EINVAL for a node out of range. */
+int udpfab_peer_stats(struct fabric *f, unsigned node, struct udpfab_peer_stats *out);
 
 #endif

@@ -7,7 +7,10 @@
  * sends no line for the idle time is closed (and the most idle one makes room for a new
  * client when the table is full); one request line per connection per round, so a client
  * that pipelines cannot starve the others; a client that does not read its replies is
- * closed, never waited for. */
+ * closed, never waited for. In a cluster (--udp) a CONNECT for another nicd's node is
+ * forwarded to it and answered when it answers (peer.c carries the lines; the cm_remote_*
+ * functions here are its side of the table), so a request may have a requester or a waiter
+ * that lives in another nicd. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -23,11 +26,13 @@
 
 #include "futex.h"
 #include "nicd.h"
+#include "../hw/udpfab.h"
 
 #define MAXCLI    256
 #define MAXPERPID 64
 #define MAXREQ    64
 #define LINE      256
+#define PEER_FDS  80      /* peer.c's listener and control connections */
 
 struct client {
   int fd;
@@ -39,6 +44,7 @@ struct client {
   bool dead;               /* to be closed at the end of the round */
   unsigned wnode;
   char wdisc[68];
+  uint64_t serial;         /* which client holds the slot, for answers that come later */
 };
 
 struct req {
@@ -47,7 +53,18 @@ struct req {
   int from;                /* requesting client */
   int taker;               /* the waiting client it was offered to, while taken */
   unsigned node, vi, rnode;
+  unsigned rel;            /* the requesting VI's reliability */
   char rdisc[68], mydisc[68];
+  /* Across nicds: the control connection (peer.c) it went out on (from >= 0) or came in on
+   * (from == -1, remote_in); rid is its id at the requester's nicd. */
+  int conn;
+  uint32_t gen;
+  bool remote_in;
+  unsigned rid;
+  bool accepting;          /* remote_in: our VI is paired, waiting for the requester's DONE */
+  int acceptor;
+  uint64_t acceptor_serial;
+  unsigned anode, avi;
 };
 
 static struct nicd *D;
@@ -55,11 +72,12 @@ static int lfd = -1;
 static struct client cli[MAXCLI];
 static struct req reqs[MAXREQ];
 static int next_id = 1;
+static uint64_t next_serial = 1;
 static pthread_t thr;
 
 static void reply(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void reply(int c, const char *fmt, ...) {
-  char out[LINE + 64];
+  char out[1024];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(out, sizeof out - 1, fmt, ap);
@@ -76,6 +94,12 @@ static void reply(int c, const char *fmt, ...) {
   }
 }
 
+/* An answer to a client that may have gone (its slot reused) since it asked. */
+#define reply_to(c, ser, ...) \
+  do { \
+    if ((c) >= 0 && cli[c].fd >= 0 && cli[c].serial == (ser)) reply((c), __VA_ARGS__); \
+  } while (0)
+
 static bool disc_ok(const char *s) {
   if (!strcmp(s, "-")) return true;
   size_t n = strlen(s);
@@ -89,8 +113,7 @@ static void offer(int c, struct req *r) {
   r->taken = true;
   r->taker = c;
   cli[c].waiting = false;
-  reply(c, "OK REQUEST %d %u %u %s %u", r->id, r->node, r->vi, r->mydisc,
-        vitab_vi(D, r->node, r->vi)->reliability);
+  reply(c, "OK REQUEST %d %u %u %s %u", r->id, r->node, r->vi, r->mydisc, r->rel);
 }
 
 /* Offers an untaken request to a client waiting for it, if there is one. */
@@ -111,7 +134,7 @@ static struct req *find_req(int id) {
 
 static void do_stats(int c, unsigned node) {
   const volatile struct hostif_counters *k =
-      nic_sram_ptr(D->nic[node], HOSTIF_COUNTERS_ADDR, sizeof(struct hostif_counters));
+      nic_sram_ptr(D->nic[nicd_local(D, node)], HOSTIF_COUNTERS_ADDR, sizeof(struct hostif_counters));
   reply(c,
         "OK tx_msgs=%llu tx_bytes=%llu rx_msgs=%llu rx_bytes=%llu drop_no_vi=%llu "
         "drop_no_desc=%llu drop_malformed=%llu drop_checksum=%llu truncated=%llu "
@@ -126,7 +149,13 @@ static void do_stats(int c, unsigned node) {
 
 /* A NIC whose processor faulted (nicd --lanai) takes no part in connection set-up. */
 static bool nic_up(unsigned node) {
-  return node < D->n && atomic_load(&nic_window(D->nic[node])->regs->state) == HW_NIC_RUNNING;
+  int i = nicd_local(D, node);
+  return i >= 0 && atomic_load(&nic_window(D->nic[i])->regs->state) == HW_NIC_RUNNING;
+}
+
+/* A node of another nicd of the cluster. */
+static bool remote_node(unsigned node) {
+  return D->udp && nicd_local(D, node) < 0 && node < D->clu.nodes && D->clu.peer_of[node] >= 0;
 }
 
 /* WAITs on a NIC that faulted end with an error (hosts learn it from their next call). */
@@ -145,7 +174,7 @@ static bool has_request(int c) {
 }
 
 static void do_wait(int c, unsigned node, const char *disc) {
-  if (node >= D->n) { reply(c, "ERR NONIC no such NIC"); return; }
+  if (nicd_local(D, node) < 0) { reply(c, "ERR NONIC no such NIC here"); return; }
   if (!nic_up(node)) { reply(c, "ERR NONIC the NIC faulted"); return; }
   if (!disc_ok(disc)) { reply(c, "ERR INVAL bad discriminator"); return; }
   if (cli[c].waiting || has_request(c)) { reply(c, "ERR BUSY a blocking request is outstanding"); return; }
@@ -161,8 +190,10 @@ static void do_wait(int c, unsigned node, const char *disc) {
 
 static void do_connect(int c, unsigned node, unsigned vi, unsigned rnode, const char *rdisc,
                        const char *mydisc) {
-  if (node >= D->n || rnode >= D->n) { reply(c, "ERR NONIC no such NIC"); return; }
-  if (!nic_up(node) || !nic_up(rnode)) { reply(c, "ERR NONIC the NIC faulted"); return; }
+  bool remote = remote_node(rnode);
+  if (nicd_local(D, node) < 0) { reply(c, "ERR NONIC no such NIC here"); return; }
+  if (!remote && nicd_local(D, rnode) < 0) { reply(c, "ERR NONIC no such node"); return; }
+  if (!nic_up(node) || (!remote && !nic_up(rnode))) { reply(c, "ERR NONIC the NIC faulted"); return; }
   struct hostif_vi *v = vitab_vi(D, node, vi);
   if (!v || __atomic_load_n(&v->state, __ATOMIC_ACQUIRE) != HOSTIF_VI_IDLE) {
     reply(c, "ERR STATE the VI is not idle");
@@ -174,20 +205,57 @@ static void do_connect(int c, unsigned node, unsigned vi, unsigned rnode, const 
   for (int i = 0; i < MAXREQ && !r; i++)
     if (!reqs[i].used) r = &reqs[i];
   if (!r) { reply(c, "ERR BUSY too many pending requests"); return; }
-  *r = (struct req){.used = true, .id = next_id++, .from = c, .node = node, .vi = vi, .rnode = rnode};
+  *r = (struct req){.used = true, .id = next_id++, .from = c, .node = node, .vi = vi,
+                    .rnode = rnode, .rel = v->reliability, .conn = -1};
   if (next_id == INT_MAX) next_id = 1;
   snprintf(r->rdisc, sizeof r->rdisc, "%s", rdisc);
   snprintf(r->mydisc, sizeof r->mydisc, "%s", mydisc);
-  reoffer(r);
+  if (!remote) {
+    reoffer(r);
+    return;
+  }
+  char why[320];
+  if (peer_send_connect(rnode, (unsigned)r->id, node, vi, rdisc, mydisc, r->rel, &r->conn,
+                        &r->gen, why, sizeof why) != 0) {
+    r->used = false;
+    reply(c, "ERR UNREACH %s", why);
+  }
+}
+
+/* ACCEPT of a request from another nicd: our VI is paired first (frames from the requester
+ * may come as soon as it learns), the requester's nicd pairs its own and answers DONE. */
+static void accept_remote(int c, struct req *r, unsigned node, unsigned vi) {
+  if (r->accepting) { reply(c, "ERR NOMATCH the request is being accepted"); return; }
+  if (vitab_pair_half(D, node, vi, r->node, r->vi, r->rel) != 0) {
+    reply(c, "ERR STATE VIs not idle or reliability differs");
+    peer_send(r->conn, r->gen, "REJ %u", r->rid);
+    r->used = false;
+    return;
+  }
+  peer_bind_vi(node, vi, r->conn, r->gen);
+  r->accepting = true;
+  r->acceptor = c;
+  r->acceptor_serial = cli[c].serial;
+  r->anode = node;
+  r->avi = vi;
+  peer_send(r->conn, r->gen, "ACC %u %d %u %u", r->rid, r->id, node, vi);
 }
 
 static void do_accept(int c, unsigned id, unsigned node, unsigned vi) {
   struct req *r = find_req((int)id);
   if (!r || !r->taken) { reply(c, "ERR NOMATCH no such request"); return; }
+  if (r->remote_in) {
+    accept_remote(c, r, node, vi);
+    return;
+  }
   if (vitab_pair(D, node, vi, r->node, r->vi) != 0) {
     reply(c, "ERR STATE VIs not idle or reliability differs");
     reply(r->from, "ERR REJECTED the peer VI could not be connected");
   } else {
+    if (D->udp) {   /* paired here: no control connection speaks for them any more */
+      peer_bind_vi(node, vi, -1, 0);
+      peer_bind_vi(r->node, r->vi, -1, 0);
+    }
     reply(c, "OK CONNECTED %u %u", r->node, r->vi);
     reply(r->from, "OK CONNECTED %u %u", node, vi);
   }
@@ -196,10 +264,148 @@ static void do_accept(int c, unsigned id, unsigned node, unsigned vi) {
 
 static void do_reject(int c, unsigned id) {
   struct req *r = find_req((int)id);
-  if (!r) { reply(c, "ERR NOMATCH no such request"); return; }
-  reply(r->from, "ERR REJECTED rejected by the peer");
+  if (!r || r->accepting) { reply(c, "ERR NOMATCH no such request"); return; }
+  if (r->remote_in) peer_send(r->conn, r->gen, "REJ %u", r->rid);
+  else reply(r->from, "ERR REJECTED rejected by the peer");
   reply(c, "OK");
   r->used = false;
+}
+
+/* FABRIC: the transport's counters (CONNECT.md). Read while the firmware loop runs: each is
+ * one aligned 64-bit word, at most a pass old. */
+static void do_fabric(int c) {
+  if (!D->udp) {
+    struct fabric_counters k;
+    fabric_counters(D->fab, FAB_ALL, &k);
+    reply(c, "OK memory tx_frames=%llu rx_frames=%llu", (unsigned long long)k.tx_packets,
+          (unsigned long long)k.rx_packets);
+    return;
+  }
+  struct udpfab_stats st;
+  udpfab_stats(D->fab, &st);
+  char out[900];
+  int n = snprintf(out, sizeof out,
+                   "OK udp port=%u nodes=%u control=%u control_refused=%llu tx_datagrams=%llu "
+                   "tx_batches=%llu tx_errors=%llu rx_datagrams=%llu rx_batches=%llu",
+                   (unsigned)udpfab_port(D->fab), D->clu.nodes, peer_live(),
+                   (unsigned long long)peer_refused(),
+                   (unsigned long long)st.tx_datagrams, (unsigned long long)st.tx_batches,
+                   (unsigned long long)st.tx_errors, (unsigned long long)st.rx_datagrams,
+                   (unsigned long long)st.rx_batches);
+  for (int v = 1; v < UDPWIRE_V_NVERDICTS && n > 0 && (size_t)n < sizeof out; v++) {
+    char key[32];
+    snprintf(key, sizeof key, "%s", udpwire_verdict_name(v));
+    for (char *k = key; *k; k++)
+      if (*k == '-') *k = '_';
+    n += snprintf(out + n, sizeof out - (size_t)n, " bad_%s=%llu", key,
+                  (unsigned long long)st.bad[v]);
+  }
+  if (n > 0 && (size_t)n < sizeof out)
+    snprintf(out + n, sizeof out - (size_t)n,
+             " bad_addr=%llu inj_loss=%llu inj_dup=%llu inj_reorder=%llu inj_corrupt=%llu",
+             (unsigned long long)st.bad_addr, (unsigned long long)st.inj_loss,
+             (unsigned long long)st.inj_dup, (unsigned long long)st.inj_reorder,
+             (unsigned long long)st.inj_corrupt);
+  reply(c, "%s", out);
+}
+
+/* PEER <node>: this nicd's traffic with one node of the cluster. */
+static void do_peer(int c, unsigned node) {
+  struct udpfab_peer_stats ps;
+  if (!D->udp) { reply(c, "ERR INVAL not a cluster (nicd --udp)"); return; }
+  if (udpfab_peer_stats(D->fab, node, &ps) != 0) { reply(c, "ERR NONIC no such node"); return; }
+  const char *where = nicd_local(D, node) >= 0 ? "local" : D->clu.peer_of[node] >= 0 ? "remote" : "none";
+  reply(c, "OK node=%u at=%s tx_frames=%llu tx_bytes=%llu rx_frames=%llu rx_bytes=%llu rx_bad=%llu",
+        node, where, (unsigned long long)ps.tx_frames, (unsigned long long)ps.tx_bytes,
+        (unsigned long long)ps.rx_frames, (unsigned long long)ps.rx_bytes,
+        (unsigned long long)ps.rx_bad);
+}
+
+/* --- requests and answers from other nicds (peer.c) ------------------------------------------ */
+
+void cm_remote_request(int conn, uint32_t gen, unsigned rid, unsigned node, unsigned vi,
+                       unsigned rnode, const char *rdisc, const char *mydisc, unsigned rel) {
+  const char *code = !nic_up(rnode)                      ? "NONIC"
+                     : !disc_ok(rdisc) || !disc_ok(mydisc) ? "INVAL"
+                                                           : NULL;
+  struct req *r = NULL;
+  for (int i = 0; i < MAXREQ && !r && !code; i++)
+    if (!reqs[i].used) r = &reqs[i];
+  if (!code && !r) code = "BUSY";
+  if (code) {
+    peer_send(conn, gen, "FAIL %u %s", rid, code);
+    return;
+  }
+  *r = (struct req){.used = true, .id = next_id++, .from = -1, .node = node, .vi = vi,
+                    .rnode = rnode, .rel = rel, .conn = conn, .gen = gen, .remote_in = true,
+                    .rid = rid};
+  if (next_id == INT_MAX) next_id = 1;
+  snprintf(r->rdisc, sizeof r->rdisc, "%s", rdisc);
+  snprintf(r->mydisc, sizeof r->mydisc, "%s", mydisc);
+  reoffer(r);
+}
+
+static struct req *find_remote(int conn, uint32_t gen, unsigned id, bool in) {
+  for (int i = 0; i < MAXREQ; i++) {
+    struct req *r = &reqs[i];
+    if (r->used && r->conn == conn && r->gen == gen && r->remote_in == in &&
+        (in ? r->rid : (unsigned)r->id) == id)
+      return r;
+  }
+  return NULL;
+}
+
+void cm_remote_withdraw(int conn, uint32_t gen, unsigned rid) {
+  struct req *r = find_remote(conn, gen, rid, true);
+  if (r && !r->accepting) r->used = false;
+}
+
+int cm_remote_accepted(int conn, uint32_t gen, unsigned id, unsigned rnode, unsigned rvi) {
+  struct req *r = find_remote(conn, gen, id, false);
+  if (!r) return -1;    /* withdrawn meanwhile: the acceptor's nicd unpairs its VI */
+  r->used = false;
+  if (vitab_pair_half(D, r->node, r->vi, rnode, rvi, r->rel) != 0) {
+    reply(r->from, "ERR REJECTED the requesting VI is no longer idle");
+    return -1;
+  }
+  peer_bind_vi(r->node, r->vi, conn, gen);
+  reply(r->from, "OK CONNECTED %u %u", rnode, rvi);
+  return 0;
+}
+
+void cm_remote_answer(int conn, uint32_t gen, unsigned id, const char *line) {
+  struct req *r = find_remote(conn, gen, id, false);
+  if (!r) return;
+  r->used = false;
+  reply(r->from, "%s", line);
+}
+
+void cm_remote_done(int conn, uint32_t gen, unsigned id, bool ok) {
+  struct req *r = NULL;
+  for (int i = 0; i < MAXREQ && !r; i++)
+    if (reqs[i].used && reqs[i].remote_in && reqs[i].accepting && reqs[i].conn == conn &&
+        reqs[i].gen == gen && reqs[i].id == (int)id)
+      r = &reqs[i];
+  if (!r) return;
+  r->used = false;
+  if (ok) {
+    reply_to(r->acceptor, r->acceptor_serial, "OK CONNECTED %u %u", r->node, r->vi);
+    return;
+  }
+  vitab_unpair(D, r->anode, r->avi, r->node, r->vi);
+  peer_bind_vi(r->anode, r->avi, -1, 0);
+  reply_to(r->acceptor, r->acceptor_serial,
+           "ERR STATE the requester withdrew or its VI is no longer idle");
+}
+
+void cm_remote_lost(int conn, uint32_t gen, const char *why) {
+  for (int i = 0; i < MAXREQ; i++) {
+    struct req *r = &reqs[i];
+    if (!r->used || r->conn != conn || r->gen != gen) continue;
+    r->used = false;
+    if (!r->remote_in) reply(r->from, "ERR UNREACH %s", why);
+    else if (r->accepting) reply_to(r->acceptor, r->acceptor_serial, "ERR UNREACH %s", why);
+  }
 }
 
 /* One request line (cmparse.c checks its shape and numbers). */
@@ -214,9 +420,11 @@ static void handle_line(int c, char *line) {
     break;
   }
   case CM_STATS:
-    if (q.n[0] >= D->n) reply(c, "ERR NONIC no such NIC");
+    if (nicd_local(D, q.n[0]) < 0) reply(c, "ERR NONIC no such NIC here");
     else do_stats(c, q.n[0]);
     break;
+  case CM_FABRIC: do_fabric(c); break;
+  case CM_PEER: do_peer(c, q.n[0]); break;
   case CM_WAIT: do_wait(c, q.n[0], q.s[0]); break;
   case CM_CONNECT: do_connect(c, q.n[0], q.n[1], q.n[2], q.s[0], q.s[1]); break;
   case CM_ACCEPT: do_accept(c, q.n[0], q.n[1], q.n[2]); break;
@@ -244,8 +452,9 @@ static void drop_client(int c) {
     if (!reqs[i].used)
       continue;
     if (reqs[i].from == c) {
+      if (reqs[i].conn >= 0) peer_send(reqs[i].conn, reqs[i].gen, "WDRAW %d", reqs[i].id);
       reqs[i].used = false;
-    } else if (reqs[i].taken && reqs[i].taker == c) {
+    } else if (reqs[i].taken && reqs[i].taker == c && !reqs[i].accepting) {
       reqs[i].taken = false;
       reoffer(&reqs[i]);
     }
@@ -332,13 +541,14 @@ static void admit(int fd) {
     drop_client(idlest);
     free_slot = idlest;
   }
-  cli[free_slot] = (struct client){.fd = fd, .pid = cr.pid, .last = futex_now_ns()};
+  cli[free_slot] = (struct client){.fd = fd, .pid = cr.pid, .last = futex_now_ns(),
+                                   .serial = next_serial++};
 }
 
 static void *cm_main(void *arg) {
   (void)arg;
   uint64_t last_reap = 0;
-  static struct pollfd p[MAXCLI + 1];
+  static struct pollfd p[MAXCLI + 1 + PEER_FDS];
   static int map[MAXCLI + 1];
   while (!nicd_stop) {
     int np = 0, timeout = 100;
@@ -353,7 +563,9 @@ static void *cm_main(void *arg) {
         map[np++] = c;
         if (buffered(c)) timeout = 0;   /* a line is waiting its turn */
       }
-    int r = poll(p, (nfds_t)np, timeout);
+    int npeer = D->udp ? peer_pollfds(p + np, PEER_FDS, &timeout) : 0;
+    int r = poll(p, (nfds_t)(np + npeer), timeout);
+    if (r > 0 && npeer) peer_serve(p + np, npeer);
     for (int i = 1; i < np; i++) {
       int c = map[i];
       bool readable = r > 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR));
@@ -404,6 +616,7 @@ int cm_start(struct nicd *d) {
 
 void cm_stop(void) {
   pthread_join(thr, NULL);
+  if (D->udp) peer_stop();
   for (int c = 0; c < MAXCLI; c++)
     if (cli[c].fd >= 0) close(cli[c].fd);
   close(lfd);

@@ -1,5 +1,6 @@
 /* main.c: nicd, the NIC daemon: hosts N emulated NICs (windows <prefix><N>, default
- * /verinic-nic<N>) joined by the in-memory fabric, runs the firmware of each (loop.c), and
+ * /verinic-nic<N>) joined by the in-memory fabric, or with --udp the NICs of its address in a
+ * cluster file, joined to the other nicds' by the UDP fabric (cluster.c, peer.c), runs the firmware of each (loop.c), and
  * serves connection set-up on a unix socket (cm.c, protocol in CONNECT.md). The firmware is the
  * native build (the default) or, with --lanai IMAGE, the LANai image on an instruction-set
  * simulator per NIC (lanai.c). SIGTERM/SIGINT
@@ -20,6 +21,7 @@
 #include "../hw/lanai/iss.h"
 #include "naming.h"
 #include "nicd.h"
+#include "../hw/udpfab.h"
 
 #define DEFAULT_WATCHDOG_MS 500
 
@@ -33,7 +35,8 @@ static void on_signal(int sig) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nicd [options]\n"
-          "Hosts emulated Verinic NICs joined by an in-memory fabric and runs their firmware.\n"
+          "Hosts emulated Verinic NICs joined by an in-memory fabric (or, with --udp, a\n"
+          "machine's NICs of a cluster joined by UDP) and runs their firmware.\n"
           "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
           "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
           "      --fast          transfers take no emulated time (benchmarks)\n"
@@ -51,6 +54,16 @@ static void usage(FILE *f) {
           "      --prefix NAME   window name prefix (default /verinic-nic: /verinic-nic0, ...)\n"
           "      --idle-ms MS    close a connection-manager client that sends nothing and\n"
           "                      waits for nothing for MS milliseconds (default 10000)\n"
+          "      --udp           a cluster over UDP: the NICs are nodes of the cluster file, joined\n"
+          "                      to the other nicds' by UDP datagrams (nicd/README.md)\n"
+          "      --cluster FILE  the cluster file: the hosts file with addresses, NAME NODE\n"
+          "                      HOST:PORT (default $VERINIC_HOSTS); also the name service's\n"
+          "      --node N[,M..]  the nodes this nicd hosts (default: those whose address is\n"
+          "                      one of this machine's); they share one HOST:PORT\n"
+          "      --loss P --dup P --reorder P --corrupt P\n"
+          "                      with --udp: inject faults into sent datagrams, each with\n"
+          "                      probability P (0..1)\n"
+          "      --seed N        the fault generator's seed (default 1): same seed, same faults\n"
           "  -v, --verbose       log connection manager errors\n"
           "  -h, --help          this text\n"
           "Protocol, name service and files: nicd/CONNECT.md.\n",
@@ -58,6 +71,17 @@ static void usage(FILE *f) {
 }
 
 static struct nicd D;
+
+/* --udp's cluster: where the nodes are (the parsed file and the fabric's address list are
+ * needed until the fabric is created, D.clu as long as nicd runs). */
+static struct naming_hosts clh;
+static struct udpfab_addr *addrs;
+static void free_cluster(void) {
+  free(addrs);
+  addrs = NULL;
+  naming_hosts_free(&clh);
+  cluster_free(&D.clu);
+}
 
 /* A whole decimal (or 0x hex) number in [lo, hi], or -1 with a message naming the option. */
 static long long number_arg(const char *opt, const char *s, long long lo, long long hi) {
@@ -86,7 +110,16 @@ int main(int argc, char **argv) {
       {"verbose", no_argument, 0, 'v'},    {"help", no_argument, 0, 'h'},
       {"lanai", required_argument, 0, 'L'}, {"watchdog-ms", required_argument, 0, 'W'},
       {"lanai-trace", required_argument, 0, 'T'},
+      {"udp", no_argument, 0, 'U'},         {"cluster", required_argument, 0, 'C'},
+      {"node", required_argument, 0, 'N'},  {"loss", required_argument, 0, '1'},
+      {"dup", required_argument, 0, '2'},   {"reorder", required_argument, 0, '3'},
+      {"corrupt", required_argument, 0, '4'}, {"seed", required_argument, 0, '5'},
       {0, 0, 0, 0}};
+  const char *cluster_file = NULL;
+  bool n_given = false, faults_given = false;
+  uint16_t want[NICD_MAX_NICS];
+  unsigned nwant = 0;
+  struct udpfault_cfg faults = {.seed = 1};
   int o;
   D.cm_idle_ms = 10000;
   while ((o = getopt_long(argc, argv, "n:vh", opts, NULL)) != -1) {
@@ -95,6 +128,39 @@ int main(int argc, char **argv) {
       long long v = number_arg("-n", optarg, 1, NICD_MAX_NICS);
       if (v < 0) return 2;
       n = (unsigned)v;
+      n_given = true;
+      break;
+    }
+    case 'U': D.udp = true; break;
+    case 'C': cluster_file = optarg; break;
+    case 'N':
+      for (char *save = NULL, *t = strtok_r(optarg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long long v = number_arg("--node", t, 0, NAMING_NODE_MAX);
+        if (v < 0) return 2;
+        if (nwant == NICD_MAX_NICS) {
+          fprintf(stderr, "nicd: --node: at most %d nodes\n", NICD_MAX_NICS);
+          return 2;
+        }
+        want[nwant++] = (uint16_t)v;
+      }
+      break;
+    case '1': case '2': case '3': case '4': {
+      char *end;
+      double p = strtod(optarg, &end);
+      if (end == optarg || *end || !(p >= 0 && p <= 1)) {
+        fprintf(stderr, "nicd: --%s: '%s' is not a probability from 0 to 1\n",
+                o == '1' ? "loss" : o == '2' ? "dup" : o == '3' ? "reorder" : "corrupt", optarg);
+        return 2;
+      }
+      *(o == '1' ? &faults.loss : o == '2' ? &faults.dup : o == '3' ? &faults.reorder
+                                                                    : &faults.corrupt) = p;
+      faults_given = true;
+      break;
+    }
+    case '5': {
+      long long v = number_arg("--seed", optarg, 0, INT64_MAX);
+      if (v < 0) return 2;
+      faults.seed = (uint64_t)v;
       break;
     }
     case 's': {
@@ -132,6 +198,9 @@ int main(int argc, char **argv) {
                        : image && coarse                ? "--coarse: the LANai image is fine-grained"
                        : !image && trace_nic >= 0       ? "--lanai-trace: needs --lanai"
                        : trace_nic >= (long)n           ? "--lanai-trace: no such NIC"
+                       : D.udp && n_given                ? "-n: with --udp the cluster file says which NICs"
+                       : !D.udp && (cluster_file || nwant) ? "--cluster/--node: need --udp"
+                       : !D.udp && faults_given          ? "--loss/--dup/--reorder/--corrupt: need --udp"
                                                         : NULL;
   if (misuse) {
     fprintf(stderr, "nicd: %s\n", misuse);
@@ -158,25 +227,72 @@ int main(int argc, char **argv) {
   if (hosts) snprintf(D.hosts_path, sizeof D.hosts_path, "%s", hosts);
   else snprintf(D.hosts_path, sizeof D.hosts_path, "%s/hosts", rundir);
 
+  unsigned naddrs = 0;
+  if (D.udp) {
+    if (!cluster_file) cluster_file = getenv(NAMING_HOSTS_ENV);
+    if (!cluster_file || !*cluster_file) {
+      fprintf(stderr, "nicd: --udp needs a cluster file: --cluster FILE or $%s\n", NAMING_HOSTS_ENV);
+      return 2;
+    }
+    char err[NAMING_ERR_LEN + 64];
+    if (naming_hosts_load(cluster_file, &clh, err, sizeof err) != 0) {
+      fprintf(stderr, "nicd: %s\n", err);
+      return 1;
+    }
+    int rc = cluster_setup(&D, &clh, want, nwant, &addrs, &naddrs, err, sizeof err);
+    atexit(free_cluster);   /* whichever way main ends */
+    if (rc != 0) {
+      fprintf(stderr, "nicd: %s: %s\n", cluster_file, err);
+      return 1;
+    }
+    n = D.n;
+    if (!hosts) snprintf(D.hosts_path, sizeof D.hosts_path, "%s", cluster_file);
+  } else {
+    for (unsigned i = 0; i < n; i++) D.node[i] = (uint16_t)i;
+  }
+
   char pidf[256], why[320];
   snprintf(pidf, sizeof pidf, "%s/nicd.pid", rundir);
   if (takeover_rundir(pidf, why, sizeof why) != 0) {
     fprintf(stderr, "nicd: %s\n", why);
     return 1;
   }
-  struct memfab_config mc = {.nodes = n, .latency_ns = fast ? 0 : MEMFAB_DEFAULT_LATENCY_NS};
-  D.fab = memfab_create(&mc);
   D.n = n;
+  if (D.udp) {
+    char err[UDPFAB_ERR_LEN];
+    struct udpfab_config uc = {.nodes = D.clu.nodes, .addrs = addrs, .naddrs = naddrs,
+                               .local = D.node, .nlocal = n, .faults = faults,
+                               .caller_flushes = true};   /* loop.c flushes before waiting */
+    D.nodes = D.clu.nodes;
+    D.fab = udpfab_create(&uc, err, sizeof err);
+    if (!D.fab) {
+      fprintf(stderr, "nicd: %s: %s\n", cluster_file, err);
+      return 1;
+    }
+    const char *fail = peer_start(&D, err, sizeof err) != 0           ? err
+                       : udpwake_start(udpfab_fd(D.fab), &D.wake) != 0 ? "cannot start the UDP receiver thread"
+                                                                        : NULL;
+    if (fail) {
+      fprintf(stderr, "nicd: %s\n", fail);
+      peer_stop();
+      fabric_close(D.fab);
+      return 1;
+    }
+  } else {
+    struct memfab_config mc = {.nodes = n, .latency_ns = fast ? 0 : MEMFAB_DEFAULT_LATENCY_NS};
+    D.fab = memfab_create(&mc);
+    D.nodes = n;
+  }
   if (!D.fab) {
     fprintf(stderr, "nicd: cannot create the fabric: out of memory\n");
     return 1;
   }
   for (unsigned i = 0; i < n; i++) {
     char name[64];
-    snprintf(name, sizeof name, "%s%u", prefix, i);
+    snprintf(name, sizeof name, "%s%u", prefix, (unsigned)D.node[i]);
     struct nic_config c;
     nic_config_default(&c);
-    c.node = (uint16_t)i;
+    c.node = D.node[i];
     c.shm_name = name;
     c.sram_size = sram;
     c.timing = fast ? NIC_TIMING_FAST : NIC_TIMING_MODEL;
@@ -215,7 +331,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  if (hosts_write_default(D.hosts_path, n) != 0)
+  if (!D.udp && hosts_write_default(D.hosts_path, n) != 0)
     fprintf(stderr, "nicd: cannot write %s: %s\n", D.hosts_path, strerror(errno));
   struct sigaction sa = {0};
   sa.sa_handler = on_signal;
@@ -232,12 +348,25 @@ int main(int argc, char **argv) {
     fprintf(pf, "%d\n", (int)getpid());
     fclose(pf);
   }
-  printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s\n", n, prefix, n - 1,
-         D.sock_path, D.hosts_path, image ? image : "native");
+  if (D.udp) {
+    char list[NICD_MAX_NICS * 7] = "";
+    for (unsigned i = 0; i < n; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", i ? "," : "",
+               (unsigned)D.node[i]);
+    printf("nicd: %u NICs (nodes %s, windows %s<node>), UDP %s%s%s:%u, %u peer nicds, "
+           "socket %s, cluster %s, firmware %s\n", n, list, prefix,
+           strchr(D.clu.host, ':') ? "[" : "", D.clu.host, strchr(D.clu.host, ':') ? "]" : "",
+           (unsigned)udpfab_port(D.fab), D.clu.npeers, D.sock_path, D.hosts_path,
+           image ? image : "native");
+  } else {
+    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s\n", n, prefix, n - 1,
+           D.sock_path, D.hosts_path, image ? image : "native");
+  }
   fflush(stdout);
   D.t0 = futex_now_ns();
   nicd_loop(&D);
   cm_stop();
+  udpwake_stop();
   for (unsigned i = 0; i < n; i++) {
     if (D.lanai) lanai_free(&D.cpu[i]);
     nic_destroy(D.nic[i]);

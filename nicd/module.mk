@@ -11,5 +11,5 @@ $(NICD_SRCS:%.c=$(B)/obj/%.o): $(DATAPATH_GEN)/.stamp
 
 $(NICD): $(NICD_SRCS:%.c=$(B)/obj/%.o) $(FWNIC_LIB) $(HW_LIB) $(ISS_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(FWNIC_LIB) $(ISS_LIB) $(HW_LIB) -lpthread -lrt
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(FWNIC_LIB) $(ISS_LIB) $(HW_LIB) $(HW_LDLIBS) -lpthread -lrt
 TESTS     += tests/lanai/nicd-lanai-fault.sh

@@ -2,12 +2,16 @@
  * fabric joining them, and the parts that run them (loop.c: the firmware loop; lanai.c and
  * iss_board.c: the LANai image on the instruction-set simulator; cm.c: the connection
  * manager, cmparse.c its request parser; vitab.c: VI table writes; hosts.c: the name service
- * file; takeover.c: starting after a nicd that died). */
+ * file; takeover.c: starting after a nicd that died; cluster.c: --udp's cluster file and the
+ * nodes this nicd hosts; udpwake.c: the loop's wake-up by the UDP socket; peer.c: the
+ * control connections to the other nicds of a cluster, CONNECT.md, peerparse.c their lines). */
 #ifndef NICD_H
 #define NICD_H
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../hw/memfab.h"
@@ -55,8 +59,27 @@ int lanai_trace(struct lanai_nic *l, const char *path);
 /* One slice (a pass of the loop); true if the firmware handled something or is still busy. */
 bool lanai_run(struct lanai_nic *l, unsigned node);
 
+/* cluster.c: a nicd in a cluster over UDP (--udp): where every node is, which it hosts. */
+struct cluster_peer {           /* another nicd: the nodes at one address */
+  char host[256];
+  uint16_t port;
+};
+struct cluster {
+  unsigned nodes;               /* node ids 0..nodes-1 exist (the largest in the file + 1) */
+  char host[256];               /* this nicd's address */
+  uint16_t port;
+  int *peer_of;                 /* [nodes]: index into peers, -1 for a local or unknown node */
+  struct cluster_peer *peers;
+  unsigned npeers;
+};
+
 struct nicd {
-  unsigned n;
+  unsigned n;                   /* NICs hosted here: nic[i] is node node[i] */
+  uint16_t node[NICD_MAX_NICS];
+  unsigned nodes;               /* node ids of the cluster are 0..nodes-1 (n without --udp) */
+  bool udp;                     /* --udp: the fabric is hw/udpfab, clu says where nodes are */
+  struct cluster clu;
+  struct hw_regs *wake;         /* --udp: udpwake.c's page in the loop's wait set */
   struct fabric *fab;
   struct nic *nic[NICD_MAX_NICS];
   struct fw_board bd[NICD_MAX_NICS];
@@ -72,6 +95,27 @@ struct nicd {
 
 extern volatile sig_atomic_t nicd_stop;
 
+/* The index of node among the NICs hosted here, or -1. */
+int nicd_local(const struct nicd *d, unsigned node);
+
+struct naming_hosts;
+struct udpfab_addr;
+/* cluster.c. Fills d->clu and d->node/d->n from the parsed cluster file: the nodes in
+ * want[0..nwant) (--node), else those whose address is one of this machine's. The fabric's
+ * address list goes to *addrs (free it). 0, or -1 with err naming the fault. */
+int cluster_setup(struct nicd *d, const struct naming_hosts *h, const uint16_t *want,
+                  unsigned nwant, struct udpfab_addr **addrs, unsigned *naddrs, char *err,
+                  size_t cap);
+void cluster_free(struct cluster *c);
+
+/* udpwake.c: a thread that watches the UDP socket while the loop sleeps and wakes it (a
+ * register page of its own in the loop's wait set). */
+struct hw_regs;
+int udpwake_start(int fd, struct hw_regs **regs);
+/* Takes a wake-up: true if the socket became readable since the last call. */
+bool udpwake_take(struct hw_regs *regs);
+void udpwake_stop(void);
+
 /* loop.c: runs the firmware of every NIC until nicd_stop; sleeps on the NICs' doorbell
  * futexes when nothing is due soon. */
 void nicd_loop(struct nicd *d);
@@ -80,9 +124,64 @@ void nicd_loop(struct nicd *d);
 int cm_start(struct nicd *d);
 void cm_stop(void);
 
+/* cm.c, for peer.c: requests and answers arriving from other nicds (CONNECT.md, "Between
+ * nicds"). `conn` names the control connection (peer.c's slot), `gen` its generation. */
+void cm_remote_request(int conn, uint32_t gen, unsigned rid, unsigned node, unsigned vi,
+                      unsigned rnode, const char *rdisc, const char *mydisc, unsigned rel);
+void cm_remote_withdraw(int conn, uint32_t gen, unsigned rid);
+/* The acceptor's side wrote its VI: pair ours (0) or refuse (-1: requester gone or VI busy). */
+int cm_remote_accepted(int conn, uint32_t gen, unsigned id, unsigned rnode, unsigned rvi);
+/* The acceptor's nicd answered a request of ours without pairing: `line` goes to the
+ * requester (ERR REJECTED, ERR NONIC...). */
+void cm_remote_answer(int conn, uint32_t gen, unsigned id, const char *line);
+/* The requester's side finished (ok) or refused the pairing our ACCEPT offered. */
+void cm_remote_done(int conn, uint32_t gen, unsigned rid, bool ok);
+/* A control connection is gone: everything that went through it fails. */
+void cm_remote_lost(int conn, uint32_t gen, const char *why);
+
+/* peer.c: the control connections to the other nicds (TCP to their UDP address and port).
+ * Runs in the connection manager's thread. */
+int peer_start(struct nicd *d, char *err, size_t cap);
+void peer_stop(void);
+/* Adds its descriptors to p (at most max) and lowers *timeout_ms to its next deadline. */
+int peer_pollfds(struct pollfd *p, int max, int *timeout_ms);
+void peer_serve(const struct pollfd *p, int n);
+/* Forwards a CONNECT for remote node rnode: 0 with the connection in *conn and *gen, or -1
+ * with why (the peer nicd is unreachable). */
+int peer_send_connect(unsigned rnode, unsigned id, unsigned node, unsigned vi, const char *rdisc,
+                      const char *mydisc, unsigned rel, int *conn, uint32_t *gen, char *why,
+                      size_t cap);
+/* One line on a live connection (dropped silently if the connection is gone). */
+void peer_send(int conn, uint32_t gen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The connection a local VI's remote pairing went through (for DISCONNECT and owner death),
+ * and the sweep when a connection dies: every local VI paired through it goes ERROR. */
+void peer_bind_vi(unsigned lnode, unsigned vi, int conn, uint32_t gen);
+void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi);
+/* Per-connection state for nicstat (FABRIC): live connections to peers. */
+unsigned peer_live(void);
+/* Control connections refused: from an address that is no peer's host. */
+uint64_t peer_refused(void);
+
+/* peerparse.c: one line of the control protocol between nicds, split in place. */
+enum peer_verb { PEER_BAD, PEER_HB, PEER_HELLO, PEER_CONN, PEER_WDRAW, PEER_ACC, PEER_REJ,
+                 PEER_FAIL, PEER_DONE, PEER_DISC, PEER_NVERBS };
+struct peer_msg {
+  enum peer_verb verb;
+  unsigned n[5];          /* the numbers, in order */
+  const char *s[2];       /* the strings, in order, into the line */
+};
+enum peer_verb peer_parse(char *line, struct peer_msg *m);
+
+/* lineparse.c: a line of either text protocol, split in place and matched against shapes (a
+ * verb, then 'n' for a number or 's' for a string per field): the shape's v with the numbers
+ * and strings stored in order, or bad. */
+struct line_shape { const char *verb; int v; const char *args; };
+int line_parse(char *line, const struct line_shape *shapes, size_t nshapes, int bad,
+               unsigned *nums, const char **strs);
+
 /* cmparse.c: one request line of the connection manager (CONNECT.md), split in place. */
 enum cm_verb { CM_BAD, CM_PING, CM_RESOLVE, CM_STATS, CM_WAIT, CM_CONNECT, CM_ACCEPT, CM_REJECT,
-               CM_DISCONNECT };
+               CM_DISCONNECT, CM_FABRIC, CM_PEER, CM_NVERBS };
 struct cm_req {
   enum cm_verb verb;
   unsigned n[3];          /* the numbers, in order */
@@ -92,6 +191,12 @@ enum cm_verb cm_parse(char *line, struct cm_req *r);
 
 /* vitab.c: VI table entries as nicd writes them. */
 struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi);
+/* Pairs local (node, vi) with remote (rnode, rvi) of another nicd: the VI must be IDLE with
+ * reliability rel. 0 or -1. */
+int vitab_pair_half(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi,
+                    unsigned rel);
+/* Undoes vitab_pair_half: back to IDLE if still paired with (rnode, rvi). */
+void vitab_unpair(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi);
 /* Pairs (na, va) and (nb, vb): both must be IDLE with the same reliability. 0 or -1. */
 int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned vb);
 /* The local VI goes IDLE, its peer (if it points back) ERROR. */

@@ -9,8 +9,9 @@
 #include "nicd.h"
 
 struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi) {
-  if (node >= d->n || vi == 0 || vi >= HOSTIF_NVI) return NULL;
-  return nic_sram_ptr(d->nic[node], HOSTIF_VI_ADDR(vi), sizeof(struct hostif_vi));
+  int i = nicd_local(d, node);
+  if (i < 0 || vi == 0 || vi >= HOSTIF_NVI) return NULL;
+  return nic_sram_ptr(d->nic[i], HOSTIF_VI_ADDR(vi), sizeof(struct hostif_vi));
 }
 
 static uint32_t ld(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
@@ -30,11 +31,33 @@ int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned v
   return 0;
 }
 
+int vitab_pair_half(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi,
+                    unsigned rel) {
+  struct hostif_vi *a = vitab_vi(d, node, vi);
+  if (!a || ld(&a->state) != HOSTIF_VI_IDLE || a->reliability != rel) return -1;
+  a->remote_node = (uint16_t)rnode;
+  a->remote_vi = (uint16_t)rvi;
+  st(&a->state, HOSTIF_VI_CONNECTED);
+  return 0;
+}
+
+void vitab_unpair(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi) {
+  struct hostif_vi *a = vitab_vi(d, node, vi);
+  if (a && ld(&a->state) == HOSTIF_VI_CONNECTED && a->remote_node == rnode && a->remote_vi == rvi)
+    st(&a->state, HOSTIF_VI_IDLE);
+}
+
+/* The peer of a connected VI learns that it is gone: ERROR (and its host signalled) here, or
+ * through its nicd's control connection when it is another nicd's node. */
 static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
+  if (nicd_local(d, v->remote_node) < 0) {
+    if (d->udp) peer_vi_broken(node, vi, v->remote_node, v->remote_vi);
+    return;
+  }
   struct hostif_vi *p = vitab_vi(d, v->remote_node, v->remote_vi);
   if (p && ld(&p->state) == HOSTIF_VI_CONNECTED && p->remote_node == node && p->remote_vi == vi) {
     st(&p->state, HOSTIF_VI_ERROR);
-    nic_signal_host(d->nic[v->remote_node], HOSTIF_SIG_VI(v->remote_vi));   /* waiters look now */
+    nic_signal_host(d->nic[nicd_local(d, v->remote_node)], HOSTIF_SIG_VI(v->remote_vi));   /* waiters look now */
   }
 }
 
@@ -61,8 +84,9 @@ static bool owner_gone(pid_t pid) {
 }
 
 void vitab_reap(struct nicd *d) {
-  for (unsigned n = 0; n < d->n; n++)
+  for (unsigned k = 0; k < d->n; k++)
     for (unsigned i = 1; i < HOSTIF_NVI; i++) {
+      unsigned n = d->node[k];
       struct hostif_vi *v = vitab_vi(d, n, i);
       uint32_t s = ld(&v->state);
       pid_t pid = (pid_t)v->owner_pid;

@@ -7,6 +7,7 @@ set -euo pipefail
 NEEDS=(
   "gcc:gcc" "make:make" "clang:clang" "ld.lld:lld" "llvm-objdump:llvm"
   "spin:spin" "dot:graphviz" "/usr/include/cmocka.h:libcmocka-dev"
+  "/usr/include/zlib.h:zlib1g-dev"   # the emulated link's CRC (hw/crc32.c)
   "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev"
   "nc:netcat-openbsd" "ss:iproute2"
   "frama-c:frama-c-base" "why3:why3" "z3:z3" "cvc4:cvc4"

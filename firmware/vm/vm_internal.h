@@ -13,13 +13,19 @@ struct vm_opinfo {
   uint8_t valid, operand_bytes, pops, pushes;
 };
 
+/* The table, expanded from vm_ops.h in vm_opinfo.c; read through vm_opinfo, inlined in the
+ * interpreter's loop. */
+extern const struct vm_opinfo vm_optab[256];
+
 /*@ assigns \nothing;
     ensures \valid_read(\result);
     ensures \result->valid != 0 <==> vm_op_valid(op);
     ensures vm_op_word(op) ==> \result->operand_bytes == 4;
     ensures vm_op_var(op) ==> \result->operand_bytes == 8;
+    ensures vm_op_pair(op) ==> \result->operand_bytes == 8;
+    ensures vm_op_triple(op) ==> \result->operand_bytes == 12;
 */
-const struct vm_opinfo *vm_opinfo(uint8_t op);
+static inline const struct vm_opinfo *vm_opinfo(uint8_t op) { return &vm_optab[op]; }
 
 /* The byte view of data words (messages copied in, SEND, DELIVER, GET) is little-endian on
  * every CPU, as hosts read the words DELIVERed to them: on the big-endian LANai the

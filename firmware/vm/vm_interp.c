@@ -25,7 +25,9 @@ struct cpu {
     predicate insn_ok{L}(struct cpu *c) =
       c->pc < c->p->code_size &&
       (vm_op_word(c->p->code[c->pc]) ==> c->pc + 4 < c->p->code_size) &&
-      (vm_op_var(c->p->code[c->pc]) ==> c->pc + 8 < c->p->code_size);
+      (vm_op_var(c->p->code[c->pc]) ==> c->pc + 8 < c->p->code_size) &&
+      (vm_op_pair(c->p->code[c->pc]) ==> c->pc + 8 < c->p->code_size) &&
+      (vm_op_triple(c->p->code[c->pc]) ==> c->pc + 12 < c->p->code_size);
 
     logic integer nwords(integer bytes) = (bytes + 3) / 4;
 */
@@ -119,8 +121,8 @@ static bool pop_n(struct cpu *c, int32_t *v, uint32_t n) {
   return true;
 }
 
-/* Operand word k (0 or 1) of the instruction at pc; the caller checked that it fits. */
-/*@ requires cpu_ok(c) && k <= 1 && c->pc + 4 * k + 4 < c->p->code_size;
+/* Operand word k (0, 1 or 2) of the instruction at pc; the caller checked that it fits. */
+/*@ requires cpu_ok(c) && k <= 2 && c->pc + 4 * k + 4 < c->p->code_size;
     assigns \nothing; */
 static uint32_t operand(const struct cpu *c, uint32_t k) {
   return vm_rd32(c->p->code + c->pc + 1u + 4u * k);
@@ -166,6 +168,16 @@ static int32_t arith(uint8_t op, int32_t a, int32_t b, bool *divzero) {
   return op == VM_OP_DIV ? a / b : a % b;
 }
 
+/* Comparison cc (0..5: EQ NE LT LE GT GE) of a and b, without a second dispatch: bit 2, 1 or 0
+ * of cc's mask says whether it holds when a < b, a == b or a > b. */
+/*@ requires cc <= 5;
+    assigns \nothing; */
+static bool holds(uint32_t cc, int32_t a, int32_t b) {
+  static const uint8_t mask[6] = {2, 5, 4, 6, 1, 3};
+  uint32_t bit = a < b ? 2u : a == b ? 1u : 0u;
+  return (mask[cc] >> bit & 1u) != 0;
+}
+
 /*@ requires cpu_ok(c);
     assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1];
     ensures cpu_ok(c); */
@@ -174,6 +186,21 @@ static int binary(struct cpu *c, uint8_t op) {
   bool divzero = false;
   if (!pop_n(c, v, 2)) return VM_R_FAULT_INTERNAL;
   int32_t x = arith(op, v[0], v[1], &divzero);
+  if (divzero) return VM_R_FAULT_DIV;
+  return push(c, x) ? CONT : VM_R_FAULT_INTERNAL;
+}
+
+/* ADDK..MODK: the ADD..MOD of the popped value and the constant operand. */
+/*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op && vm_op_kop(op);
+    assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1];
+    ensures cpu_ok(c); */
+static int binary_k(struct cpu *c, uint8_t op) {
+  int32_t a;
+  bool divzero = false;
+  if (!pop(c, &a)) return VM_R_FAULT_INTERNAL;
+  int32_t k = (int32_t)operand(c, 0), x;
+  if (op == VM_OP_ADDK) x = (int32_t)wrap_add((uint32_t)a, (uint32_t)k);
+  else x = arith((uint8_t)(op - VM_OP_ADDK + VM_OP_ADD), a, k, &divzero);
   if (divzero) return VM_R_FAULT_DIV;
   return push(c, x) ? CONT : VM_R_FAULT_INTERNAL;
 }
@@ -191,7 +218,8 @@ static int unary(struct cpu *c, uint8_t op) {
 }
 
 /*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op;
-    requires op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_LOADX || op == VM_OP_STOREX;
+    requires op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_LOADX || op == VM_OP_STOREX ||
+             op == VM_OP_INCV || op == VM_OP_ADDV || op == VM_OP_LOADXV || op == VM_OP_STOREXV;
     assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1], c->p->data[0 .. c->p->data_words - 1];
     ensures cpu_ok(c); */
 static int memop(struct cpu *c, uint8_t op) {
@@ -206,28 +234,69 @@ static int memop(struct cpu *c, uint8_t op) {
     c->p->data[k] = v[0];
     return CONT;
   }
-  if (!pop_n(c, v, op == VM_OP_LOADX ? 1u : 2u)) return VM_R_FAULT_INTERNAL;
+  if (op == VM_OP_INCV) {
+    if (k >= c->p->data_words) return VM_R_FAULT_INTERNAL;
+    c->p->data[k] = (int32_t)wrap_add((uint32_t)c->p->data[k], operand(c, 1));
+    return CONT;
+  }
+  if (op == VM_OP_ADDV) {
+    if (k >= c->p->data_words || !pop(c, &v[0])) return VM_R_FAULT_INTERNAL;
+    c->p->data[k] = (int32_t)wrap_add((uint32_t)c->p->data[k], (uint32_t)v[0]);
+    return CONT;
+  }
+  if (op == VM_OP_LOADXV || op == VM_OP_STOREXV) { /* the index is data word operand 2 */
+    uint32_t w = operand(c, 2);
+    if (w >= c->p->data_words) return VM_R_FAULT_INTERNAL;
+    if (op == VM_OP_STOREXV && !pop(c, &v[1])) return VM_R_FAULT_INTERNAL;
+    v[0] = c->p->data[w];
+  } else if (!pop_n(c, v, op == VM_OP_LOADX ? 1u : 2u)) {
+    return VM_R_FAULT_INTERNAL;
+  }
   int32_t *cell = var_range(c, v[0], 4);
   if (cell == NULL) return VM_R_FAULT_BOUNDS;
-  if (op == VM_OP_STOREX) *cell = v[1];
+  if (op == VM_OP_STOREX || op == VM_OP_STOREXV) *cell = v[1];
   else if (!push(c, *cell)) return VM_R_FAULT_INTERNAL;
   return CONT;
 }
 
-/*@ requires cpu_ok(c) && insn_ok(c) && vm_op_jump(c->p->code[c->pc]) && \valid(next);
+/* Takes a jump: next (the following instruction) moves by rel. */
+/*@ requires cpu_ok(c) && \valid(next) && \separated(next, c, c->p);
+    assigns *next; */
+static int take(const struct cpu *c, int32_t rel, uint32_t *next) {
+  int64_t t = (int64_t)*next + rel;
+  if (t < 0 || t >= (int64_t)c->p->code_size) return VM_R_FAULT_INTERNAL;
+  *next = (uint32_t)t;
+  return CONT;
+}
+
+/* JMP, JZ, JNZ, and JEQ..JGE (the EQ..GE of the two popped values). */
+/*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op && vm_op_jump(op) && \valid(next);
     requires \separated(next, c, c->p, c->m, c->p->stack + (0 .. c->p->stack_words - 1));
-    requires *next <= c->p->code_size;
     assigns c->sp, *next;
     ensures cpu_ok(c); */
 static int jump(struct cpu *c, uint8_t op, uint32_t *next) {
-  int32_t cond = 0;
-  if (op != VM_OP_JMP && !pop(c, &cond)) return VM_R_FAULT_INTERNAL;
-  if (op == VM_OP_JMP || (op == VM_OP_JZ) == (cond == 0)) {
-    int64_t t = (int64_t)*next + (int32_t)operand(c, 0);
-    if (t < 0 || t >= (int64_t)c->p->code_size) return VM_R_FAULT_INTERNAL;
-    *next = (uint32_t)t;
+  int32_t v[2] = {0, 0};
+  bool taken = true;
+  if (op == VM_OP_JZ || op == VM_OP_JNZ) {
+    if (!pop(c, &v[0])) return VM_R_FAULT_INTERNAL;
+    taken = (op == VM_OP_JZ) == (v[0] == 0);
+  } else if (op != VM_OP_JMP) {
+    if (!pop_n(c, v, 2)) return VM_R_FAULT_INTERNAL;
+    taken = holds((uint32_t)(op - VM_OP_JEQ), v[0], v[1]);
   }
-  return CONT;
+  return taken ? take(c, (int32_t)operand(c, 0), next) : CONT;
+}
+
+/* JEQVK..JGEVK: the EQ..GE of a data word and a constant. */
+/*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op && vm_op_jvk(op) && \valid(next);
+    requires \separated(next, c, c->p, c->m, c->p->stack + (0 .. c->p->stack_words - 1));
+    assigns *next;
+    ensures cpu_ok(c); */
+static int jump_vk(struct cpu *c, uint8_t op, uint32_t *next) {
+  uint32_t w = operand(c, 0);
+  if (w >= c->p->data_words) return VM_R_FAULT_INTERNAL;
+  if (!holds((uint32_t)(op - VM_OP_JEQVK), c->p->data[w], (int32_t)operand(c, 1))) return CONT;
+  return take(c, (int32_t)operand(c, 2), next);
 }
 
 /*@ requires cpu_ok(c) && c->pc + 8 < c->p->code_size;
@@ -302,7 +371,6 @@ static int do_service(struct cpu *c, uint8_t op) {
 /*@ requires cpu_ok(c) && insn_ok(c) && c->p->code[c->pc] == op && \valid(next);
     requires \separated(next, c, c->p, c->m, c->p->stack + (0 .. c->p->stack_words - 1),
                         c->p->data + (0 .. c->p->data_words - 1));
-    requires *next <= c->p->code_size;
     assigns c->sp, c->p->stack[0 .. c->p->stack_words - 1], c->p->data[0 .. c->p->data_words - 1],
             *next;
     ensures cpu_ok(c); */
@@ -320,10 +388,31 @@ static int execute(struct cpu *c, uint8_t op, uint32_t *next) {
   case VM_OP_LOAD:
   case VM_OP_STORE:
   case VM_OP_LOADX:
-  case VM_OP_STOREX: return memop(c, op);
+  case VM_OP_STOREX:
+  case VM_OP_INCV:
+  case VM_OP_ADDV:
+  case VM_OP_LOADXV:
+  case VM_OP_STOREXV: return memop(c, op);
   case VM_OP_JMP:
   case VM_OP_JZ:
-  case VM_OP_JNZ: return jump(c, op, next);
+  case VM_OP_JNZ:
+  case VM_OP_JEQ:
+  case VM_OP_JNE:
+  case VM_OP_JLT:
+  case VM_OP_JLE:
+  case VM_OP_JGT:
+  case VM_OP_JGE: return jump(c, op, next);
+  case VM_OP_JEQVK:
+  case VM_OP_JNEVK:
+  case VM_OP_JLTVK:
+  case VM_OP_JLEVK:
+  case VM_OP_JGTVK:
+  case VM_OP_JGEVK: return jump_vk(c, op, next);
+  case VM_OP_ADDK:
+  case VM_OP_SUBK:
+  case VM_OP_MULK:
+  case VM_OP_DIVK:
+  case VM_OP_MODK: return binary_k(c, op);
   default: break;
   }
   if (op >= VM_OP_ADD && op <= VM_OP_GE && op != VM_OP_NEG && op != VM_OP_NOT)
@@ -331,39 +420,44 @@ static int execute(struct cpu *c, uint8_t op, uint32_t *next) {
   return do_service(c, op);
 }
 
+/* Ends an activation after `steps` instructions with r: AWAIT and STOP set the state, the others
+ * abort the activation. */
 /*@ requires \valid(p);
-    assigns p->aborts, p->state; */
-static enum vm_result abort_activation(struct vm_program *p, enum vm_result r) {
+    assigns p->last_steps, p->aborts, p->state;
+    ensures p->last_steps == steps; */
+static enum vm_result finish(struct vm_program *p, uint32_t steps, int r) {
+  p->last_steps = steps;
+  if (r == VM_R_AWAIT) p->state = VM_PS_WAITING;
+  if (r == VM_R_STOP) p->state = VM_PS_STOPPED;
+  if (r == VM_R_AWAIT || r == VM_R_STOP) return (enum vm_result)r;
   p->aborts = wrap_add(p->aborts, 1u);
   p->state = VM_PS_WAITING;
-  return r;
+  return (enum vm_result)r;
 }
 
 enum vm_result vm_exec(struct vm_program *p, uint32_t pc, const struct vm_services *s,
                        const struct vm_msg *m, uint32_t budget) {
   struct cpu c = {p, s, m, pc, 0};
+  uint32_t steps = 0; /* kept out of *p in the loop: stores to data words could alias it */
   p->last_steps = 0;
   /*@ loop invariant cpu_ok(&c) && c.p == p && c.s == s && c.m == m;
-      loop invariant p->last_steps <= budget;
-      loop assigns c.pc, c.sp, p->last_steps, p->state, p->data[0 .. p->data_words - 1],
+      loop invariant steps <= budget && p->last_steps == 0;
+      loop assigns c.pc, c.sp, steps, p->data[0 .. p->data_words - 1],
                    p->stack[0 .. p->stack_words - 1];
-      loop variant budget - p->last_steps; */
-  while (p->last_steps < budget) {
-    if (c.pc >= p->code_size) return abort_activation(p, VM_R_FAULT_INTERNAL);
+      loop variant budget - steps; */
+  while (steps < budget) {
+    if (c.pc >= p->code_size) return finish(p, steps, VM_R_FAULT_INTERNAL);
     uint8_t op = p->code[c.pc];
     const struct vm_opinfo *oi = vm_opinfo(op);
     if (!oi->valid || oi->operand_bytes >= p->code_size - c.pc)
-      return abort_activation(p, VM_R_FAULT_INTERNAL);
+      return finish(p, steps, VM_R_FAULT_INTERNAL);
     uint32_t next = c.pc + 1u + oi->operand_bytes;
-    p->last_steps++;
+    steps++;
     int r = execute(&c, op, &next);
-    if (r == VM_R_AWAIT) p->state = VM_PS_WAITING;
-    if (r == VM_R_STOP) p->state = VM_PS_STOPPED;
-    if (r == VM_R_AWAIT || r == VM_R_STOP) return (enum vm_result)r;
-    if (r != CONT) return abort_activation(p, (enum vm_result)r);
+    if (r != CONT) return finish(p, steps, r);
     c.pc = next;
   }
-  return abort_activation(p, VM_R_BUDGET);
+  return finish(p, steps, VM_R_BUDGET);
 }
 
 static const struct vm_msg no_msg = {NULL, 0};

@@ -2,13 +2,11 @@
 #include "vm_internal.h"
 #include "vm_ops.h"
 
-static const struct vm_opinfo opinfo[256] = {
+const struct vm_opinfo vm_optab[256] = {
 #define VM_OP_INFO(n, c, o, p, q) [c] = {1, o, p, q},
     VM_OP_TABLE(VM_OP_INFO)
 #undef VM_OP_INFO
 };
-
-const struct vm_opinfo *vm_opinfo(uint8_t op) { return &opinfo[op]; }
 
 static const char *const err_names[VM_ERR_COUNT] = {
 #define VM_ERR_NAME(n, s) s,

@@ -12,7 +12,8 @@ enum { NOT_START = 0, UNREACHED = 1, DEPTH0 = 2 };
 
 /*@ // The operands of the instruction at i, with opcode op, lie within the n code bytes.
     predicate fits(integer op, integer i, integer n) =
-      (vm_op_word(op) ==> i + 4 < n) && (vm_op_var(op) ==> i + 8 < n);
+      (vm_op_word(op) ==> i + 4 < n) && (vm_op_var(op) ==> i + 8 < n) &&
+      (vm_op_pair(op) ==> i + 8 < n) && (vm_op_triple(op) ==> i + 12 < n);
 
     // Every offset marked as an instruction start holds a whole instruction.
     predicate starts_fit{L}(uint8_t *code, integer n, uint16_t *st) =
@@ -51,7 +52,14 @@ static bool fail(struct vm_diag *d, enum vm_err code, uint32_t off) {
 
 /*@ assigns \nothing;
     ensures \result <==> vm_op_jump(op); */
-static bool is_jump(uint8_t op) { return op == VM_OP_JMP || op == VM_OP_JZ || op == VM_OP_JNZ; }
+static bool is_jump(uint8_t op) {
+  return op == VM_OP_JMP || op == VM_OP_JZ || op == VM_OP_JNZ ||
+         (op >= VM_OP_JEQ && op <= VM_OP_JGE);
+}
+
+/*@ assigns \nothing;
+    ensures \result <==> vm_op_jvk(op); */
+static bool is_jvk(uint8_t op) { return op >= VM_OP_JEQVK && op <= VM_OP_JGEVK; }
 
 /*@ assigns \nothing;
     ensures \result <==> vm_op_var(op); */
@@ -60,13 +68,25 @@ static bool has_var_operand(uint8_t op) {
          op == VM_OP_GET || op == VM_OP_RECV;
 }
 
-/* Jump target as a code offset, or -1 when it falls outside [0, size). */
-/*@ requires code_ok(p) && pc + 4 < p->code_size;
+/* Target of the jump at pc with len operand bytes (its displacement is the last operand, relative
+ * to the next instruction) as a code offset, or -1 when it falls outside [0, size). */
+/*@ requires code_ok(p) && (len == 4 || len == 12) && pc + len < p->code_size;
     assigns \nothing;
     ensures \result == -1 || 0 <= \result < p->code_size; */
-static int64_t jump_target(const struct vm_program *p, uint32_t pc) {
-  int64_t t = (int64_t)pc + 5 + (int32_t)vm_rd32(p->code + pc + 1);
+static int64_t jump_target(const struct vm_program *p, uint32_t pc, uint32_t len) {
+  int64_t t = (int64_t)pc + 1 + len + (int32_t)vm_rd32(p->code + pc + len - 3);
   return t >= 0 && t < (int64_t)p->code_size ? t : -1;
+}
+
+/* The jump at pc's target, or -2 when the instruction is no jump. */
+/*@ requires code_ok(p) && pc < p->code_size && fits(p->code[pc], pc, p->code_size);
+    assigns \nothing;
+    ensures \result == -2 || \result == -1 || 0 <= \result < p->code_size; */
+static int64_t target_of(const struct vm_program *p, uint32_t pc) {
+  uint8_t op = p->code[pc];
+  if (is_jump(op)) return jump_target(p, pc, 4);
+  if (is_jvk(op)) return jump_target(p, pc, 12);
+  return -2;
 }
 
 /*@ requires code_ok(p) && \valid(d) && pc < p->code_size;
@@ -74,12 +94,16 @@ static int64_t jump_target(const struct vm_program *p, uint32_t pc) {
     assigns *d; */
 static bool check_operands(const struct vm_program *p, uint32_t pc, struct vm_diag *d) {
   uint8_t op = p->code[pc];
-  if (op == VM_OP_LOAD || op == VM_OP_STORE) {
+  if (op == VM_OP_LOAD || op == VM_OP_STORE || op == VM_OP_INCV || op == VM_OP_ADDV ||
+      is_jvk(op)) {
     if (vm_rd32(p->code + pc + 1) >= p->data_words) return fail(d, VM_ERR_DATA_BOUNDS, pc);
-  } else if (has_var_operand(op)) {
+  } else if (has_var_operand(op) || op == VM_OP_LOADXV || op == VM_OP_STOREXV) {
     uint32_t base = vm_rd32(p->code + pc + 1), count = vm_rd32(p->code + pc + 5);
     if (count == 0 || base >= p->data_words || count > p->data_words - base)
       return fail(d, VM_ERR_DATA_BOUNDS, pc);
+    /* the index word of LOADXV/STOREXV */
+    if (op != VM_OP_LOADXV && op != VM_OP_STOREXV) return true;
+    if (vm_rd32(p->code + pc + 9) >= p->data_words) return fail(d, VM_ERR_DATA_BOUNDS, pc);
   }
   return true;
 }
@@ -117,8 +141,9 @@ static bool jump_pass(const struct vm_program *p, const uint16_t *st, struct vm_
       loop assigns pc;
       loop variant p->code_size - pc; */
   for (uint32_t pc = 0; pc < p->code_size; pc++) {
-    if (st[pc] == NOT_START || !is_jump(p->code[pc])) continue;
-    int64_t t = jump_target(p, pc);
+    if (st[pc] == NOT_START) continue;
+    int64_t t = target_of(p, pc);
+    if (t == -2) continue;
     if (t < 0 || st[t] == NOT_START) return fail(d, VM_ERR_BAD_JUMP, pc);
   }
   return true;
@@ -200,8 +225,8 @@ static bool step(const struct vm_program *p, struct work *w, uint32_t pc, uint32
   depth = depth - oi->pops + oi->pushes;
   if (depth > max_stack) return fail(d, VM_ERR_STACK_OVERFLOW, pc);
   if (op == VM_OP_AWAIT || op == VM_OP_STOP) return true;
-  if (is_jump(op)) {
-    int64_t t = jump_target(p, pc);
+  int64_t t = target_of(p, pc);
+  if (t != -2) {
     /* jump_pass has rejected every start whose jump leaves the code: t >= 0 here. */
     if (t < 0) return fail(d, VM_ERR_BAD_JUMP, pc);
     if (!reach(w, (uint32_t)t, depth, pc, d)) return false;

@@ -37,6 +37,18 @@ int sv_addr_node(const struct sockaddr_in *a, unsigned *node) {
   return 0;
 }
 
+bool sv_node_elsewhere(unsigned node) {
+  char path[300], err[NAMING_ERR_LEN];
+  struct naming_hosts h;
+  if (node == G.node || naming_hosts_path(path, sizeof path) ||
+      naming_hosts_load(path, &h, err, sizeof err))
+    return false;
+  const struct naming_entry *them = naming_addr(&h, node), *us = naming_addr(&h, G.node);
+  bool far = them && us && (them->port != us->port || strcmp(them->host, us->host) != 0);
+  naming_hosts_free(&h);
+  return far;
+}
+
 void sv_addr_of_node(unsigned node, unsigned port, struct sockaddr_in *out) {
   memset(out, 0, sizeof *out);
   out->sin_family = AF_INET;

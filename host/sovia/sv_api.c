@@ -161,7 +161,7 @@ int sovia_connect(int fd, const struct sockaddr *addr, socklen_t len) {
   if (!a || len < sizeof *a || a->sin_family != AF_INET) FAIL(EAFNOSUPPORT);
   unsigned node, port = ntohs(a->sin_port);
   if (sv_addr_node(a, &node)) FAIL(ENETUNREACH);
-  if (!port || !sv_listener_alive(node, port)) FAIL(ECONNREFUSED);
+  if (!port || (!sv_node_elsewhere(node) && !sv_listener_alive(node, port))) FAIL(ECONNREFUSED);
   int e = sv_connect_start(s, a, node);
   if (e) FAIL(-e);
 out:

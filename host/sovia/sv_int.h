@@ -185,6 +185,9 @@ int sv_broken_errno(void);               /* a connection broke without FIN: ENET
 /* sv_addr.c */
 int sv_addr_node(const struct sockaddr_in *a, unsigned *node);   /* 0 or -errno */
 void sv_addr_of_node(unsigned node, unsigned port, struct sockaddr_in *out);
+/* Whether node's NIC is on another machine: the hosts file gives it an address (the UDP
+ * fabric's) other than this NIC's. Its listeners are in that machine's registry, not ours. */
+bool sv_node_elsewhere(unsigned node);
 void sv_disc(unsigned node, unsigned port, VIP_NET_ADDRESS *a);  /* a: room for 2 + 4 bytes */
 void sv_run_path(const char *file, char *out, size_t cap);
 /* The host address and discriminator bytes of a (larger than declared) VIP_NET_ADDRESS. */

@@ -1,6 +1,8 @@
 /* sv_listen.c: listening sockets. listen() records (node, port) in a registry file
  * ($VERINIC_RUN/sovia-<node>-<port>, holding the pid) so that connect() to a port nobody
- * listens on fails at once with ECONNREFUSED, and starts the connection thread (paper section
+ * listens on fails at once with ECONNREFUSED (on this machine: a node on another machine of a
+ * cluster is asked through the nicds, and a port nobody listens on there times out, ETIMEDOUT
+ * after SOVIA_CONNECT_MS), and starts the connection thread (paper section
  * 4.3): it waits for VI connection requests (VipConnectWait), sets each connection up (VI,
  * registered buffers, receive descriptors posted before accepting) and accepts it, so that,
  * as with TCP, connect() completes before the application calls accept(); accept() takes

@@ -20,3 +20,10 @@ $(B)/obj/host/tools/panicctl.o: INCLUDES += -Ihost/panic -Ifirmware/vm
 $(B)/bin/panicctl: $(B)/obj/host/tools/panicctl.o $(B)/lib/libpanic.a $(LIBNIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -lpthread -lrt -o $@
+
+# vipl_xfer: a checked stream of messages over one VIPL connection, for the cluster demo.
+BINS += $(B)/bin/vipl_xfer
+$(B)/obj/host/tools/vipl_xfer.o: INCLUDES += -Ihost/vipl
+$(B)/bin/vipl_xfer: $(B)/obj/host/tools/vipl_xfer.o $(B)/lib/libvipl.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -lpthread -lrt -o $@

@@ -6,7 +6,11 @@
  * type, DMA busy time, the PANIC VM's packets, activations and aborts by reason), and for a NIC
  * whose firmware is the LANai image on nicd's simulator its processor: pc, fault, and
  * instructions and cycles by event class.
- * Usage: nicstat [-i MS [-c N]] [nic0 ...] (default nic0). */
+ * With -f, the fabric of the nicd that $VERINIC_SOCKET (or the run directory) names instead:
+ * the transport's counters (for a cluster over UDP: datagrams, drops by verdict, injected
+ * faults) and the traffic with each node of the cluster (nicd's FABRIC and PEER requests,
+ * nicd/CONNECT.md).
+ * Usage: nicstat [-i MS [-c N]] [-f | nic0 ...] (default nic0). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -16,7 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include "libnic.h"
+#include "naming.h"
 
 static const char *const hw_names[HW_CTR_N] = {
   "doorbells", "host_signals", "timer_fires",
@@ -145,20 +153,98 @@ static void show(const char *dev) {
   hwin_close(&w);
 }
 
+/* One request line to nicd's connection manager; the reply without its newline, or -1. */
+static int nicd_ask(const char *req, char *out, size_t cap) {
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  if (naming_socket_path(a.sun_path, sizeof a.sun_path) != 0) return -1;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+      write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+    fprintf(stderr, "nicstat: nicd at %s: %s\n", a.sun_path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  size_t n = 0;
+  char *nl = NULL;
+  while (n < cap - 1 && !nl) {
+    ssize_t r = read(fd, out + n, cap - 1 - n);
+    if (r <= 0) break;
+    n += (size_t)r;
+    out[n] = 0;
+    nl = strchr(out, '\n');
+  }
+  close(fd);
+  if (!nl) return -1;
+  *nl = 0;
+  return 0;
+}
+
+/* The number after " key=" in a reply, or 0. */
+static unsigned long long field(const char *reply, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *p = strstr(reply, pat);
+  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+static int show_fabric(void) {
+  char r[1024];
+  if (nicd_ask("FABRIC\n", r, sizeof r) != 0) return 1;
+  if (strncmp(r, "OK udp", 6) != 0) {
+    printf("fabric: %s\n", strncmp(r, "OK ", 3) == 0 ? r + 3 : r);
+    return strncmp(r, "OK ", 3) == 0 ? 0 : 1;
+  }
+  unsigned nodes = (unsigned)field(r, "nodes");
+  printf("fabric: UDP, port %llu, %u nodes, %llu control connections to other nicds\n",
+         field(r, "port"), nodes, field(r, "control"));
+  printf("  datagrams sent %llu in %llu batches (%llu refused by the kernel), received %llu in "
+         "%llu batches\n", field(r, "tx_datagrams"), field(r, "tx_batches"), field(r, "tx_errors"),
+         field(r, "rx_datagrams"), field(r, "rx_batches"));
+  printf("  received and dropped:");
+  for (const char *p = strstr(r, " bad_"); p; p = strstr(p + 1, " bad_")) {
+    const char *eq = strchr(p, '=');
+    if (eq) printf(" %.*s %llu", (int)(eq - p - 5), p + 5, strtoull(eq + 1, NULL, 10));
+  }
+  printf("\n  faults injected: loss %llu, dup %llu, reorder %llu, corrupt %llu\n",
+         field(r, "inj_loss"), field(r, "inj_dup"), field(r, "inj_reorder"),
+         field(r, "inj_corrupt"));
+  printf("  %6s %-6s %12s %14s %12s %14s %8s\n", "node", "at", "tx_frames", "tx_bytes",
+         "rx_frames", "rx_bytes", "rx_bad");
+  for (unsigned n = 0; n < nodes; n++) {
+    char q[32], at[16] = "";
+    snprintf(q, sizeof q, "PEER %u\n", n);
+    if (nicd_ask(q, r, sizeof r) != 0 || strncmp(r, "OK", 2) != 0) continue;
+    const char *a = strstr(r, " at=");
+    if (a) sscanf(a + 4, "%15s", at);
+    if (!strcmp(at, "none") && !field(r, "rx_bad")) continue;
+    printf("  %6u %-6s %12llu %14llu %12llu %14llu %8llu\n", n, at, field(r, "tx_frames"),
+           field(r, "tx_bytes"), field(r, "rx_frames"), field(r, "rx_bytes"), field(r, "rx_bad"));
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   long interval = 0, count = 1;
   int opt;
-  while ((opt = getopt(argc, argv, "i:c:h")) != -1) {
-    if (opt == 'i') interval = strtol(optarg, NULL, 10), count = count == 1 ? -1 : count;
+  bool fabric = false;
+  while ((opt = getopt(argc, argv, "i:c:fh")) != -1) {
+    if (opt == 'f') fabric = true;
+    else if (opt == 'i') interval = strtol(optarg, NULL, 10), count = count == 1 ? -1 : count;
     else if (opt == 'c') count = strtol(optarg, NULL, 10);
     else {
-      fprintf(stderr, "usage: nicstat [-i MS [-c N]] [nic0 ...]\n");
+      fprintf(stderr, "usage: nicstat [-i MS [-c N]] [-f | nic0 ...]\n"
+                      "  -f  the fabric of nicd ($VERINIC_SOCKET): transport counters, traffic "
+                      "per node\n");
       return opt == 'h' ? 0 : 2;
     }
   }
   for (long n = 0; count < 0 || n < count; n++) {
+    if (fabric && show_fabric() != 0) return 1;
+    if (fabric) goto next;
     if (optind == argc) show("nic0");
     for (int i = optind; i < argc; i++) show(argv[i]);
+  next:
     if (interval <= 0 || (count >= 0 && n + 1 == count)) break;
     struct timespec ts = {interval / 1000, (interval % 1000) * 1000000};
     nanosleep(&ts, NULL);

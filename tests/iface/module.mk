@@ -7,7 +7,7 @@ TESTS       += $(IFACE_TESTS:%=$(IFACE_T)/%)
 
 $(IFACE_T)/test_wait: $(B)/san/tests/iface/test_wait.o $(B)/san/tests/hw/hwtest.o $(HW_LIB_SAN)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) -lcmocka -lpthread -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -lcmocka -lpthread -o $@
 
 IFACE_TESTS += test_naming
 TEST_BINS   += $(IFACE_T)/test_naming

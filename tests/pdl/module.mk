@@ -28,11 +28,12 @@ $(B)/fuzz/fuzz_pdl_parse: tests/pdl/fuzz_pdl_parse.c $(PDL_FUZZ_COMMON) $(wildca
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(PDL_INCLUDES) $(FUZZ_FLAGS) tests/pdl/fuzz_pdl_parse.c $(PDL_FUZZ_COMMON) -o $@
 
-# Interpreter speed against native C; not part of `make test`.
+# Interpreter speed per kernel against uBPF (documented, tests/pdl/UBPF.md) and native C; not
+# part of `make test`.
 .PHONY: bench-vm
 bench-vm: $(PDL_T)/bench_vm
 	$(PDL_T)/bench_vm
 
-$(PDL_T)/bench_vm: $(B)/obj/tests/pdl/bench_vm.o $(B)/obj/tests/pdl/nic_host.o $(PDL_LIB_OBJS) $(VM_OBJS)
+$(PDL_T)/bench_vm: $(B)/obj/tests/pdl/bench_vm.o $(B)/obj/tests/pdl/nic_host.o $(B)/obj/bench/summary.o $(PDL_LIB_OBJS) $(VM_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@

@@ -31,5 +31,14 @@ check "no module written on error" "[[ ! -e $tmp/e.pvm ]]"
 
 printf 'start:\n  push 1\n  jmp start\n' > "$tmp/bad.s"
 check "--asm writes even unverifiable modules (for hostile tests)" "$pdlc --asm $tmp/bad.s -o $tmp/bad.pvm && $pdlc --dump $tmp/bad.pvm | grep -q 'jmp -10'"
+# The fused forms (FORMAT.md): a counting loop's iteration is INCV + JLTVK, the test at the
+# bottom; a scalar-indexed copy is LOADXV + STOREXV.
+printf 'PROGRAM l: VAR a[4], b[4], i;\nBEGIN WHILE i < 4 DO BEGIN b[i] = a[i]; i = i + 1 END END;\nEND;\n' >"$tmp/l.pdl"
+$pdlc -S "$tmp/l.pdl" -o "$tmp/l.pvm" | awk 'NR > 1 {print $2}' | paste -sd' ' >"$tmp/l.ops"
+check "loop compiles to fused forms" "grep -qx 'jmp loadxv storexv incv jltvk await' $tmp/l.ops"
+check "the bottom test jumps back to the body" "$pdlc --dump $tmp/l.pvm | grep -q 'jltvk 8 4 -.*; -> 0005'"
+check "--no-fuse: only the basic stack code" "$pdlc -S --no-fuse $tmp/l.pdl -o $tmp/l0.pvm | grep -q '  jz ' && ! $pdlc --dump $tmp/l0.pvm | grep -qE 'incv|jltvk|loadxv|storexv'"
+printf 'jl:\n  jltvk 0 7 jl\n' >"$tmp/jl.s"
+check "assembler: a label as a three-operand jump's last operand" "$pdlc --asm $tmp/jl.s -o $tmp/jl.pvm && $pdlc --dump $tmp/jl.pvm | grep -q 'jltvk 0 7 -13  ; -> 0000'"
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

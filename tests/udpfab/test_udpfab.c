@@ -130,6 +130,20 @@ static void exchange(const char *host) {
   udpfab_stats(p.a, &s);
   assert_int_equal(s.tx_datagrams, 150);
   assert_true(s.tx_batches < 20); /* 32 per sendmmsg */
+  /* Per peer: a sent 150 frames to nodes 1 and 2 and took 3 from node 2; b the reverse. */
+  struct udpfab_peer_stats ps;
+  assert_int_equal(udpfab_peer_stats(p.a, 1, &ps), 0);
+  assert_int_equal(ps.tx_frames, 100);
+  assert_int_equal(ps.rx_frames, 0);
+  assert_int_equal(udpfab_peer_stats(p.a, 2, &ps), 0);
+  assert_int_equal(ps.tx_frames, 50);
+  assert_int_equal(ps.rx_frames, 3);
+  assert_true(ps.rx_bytes > 3 * HW_LINK_OVERHEAD);
+  assert_int_equal(udpfab_peer_stats(p.b, 0, &ps), 0);
+  assert_int_equal(ps.rx_frames, 150);
+  assert_int_equal(ps.tx_frames, 3);
+  assert_int_equal(ps.rx_bad, 0);
+  assert_int_equal(udpfab_peer_stats(p.b, 3, &ps), -EINVAL);
   close_pair(&p);
 }
 
@@ -265,6 +279,12 @@ static void test_bad_datagrams(void **state) {
   assert_int_equal(st.bad[UDPWIRE_V_LENGTH], 1);
   assert_int_equal(st.bad[UDPWIRE_V_CRC], 1);
   assert_int_equal(st.bad_addr, 1);
+  /* Charged to the node they claim to come from (node 0) when its field is there: all but
+   * the empty datagram. */
+  struct udpfab_peer_stats ps;
+  assert_int_equal(udpfab_peer_stats(p.b, 0, &ps), 0);
+  assert_int_equal(ps.rx_bad, 9);
+  assert_int_equal(ps.rx_frames, 0);
   struct fabric_counters c;
   fabric_counters(p.b, FAB_ALL, &c);
   assert_int_equal(c.rx_packets, 0);

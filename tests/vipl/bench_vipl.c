@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "../../bench/stats.h"
+#include "../../bench/summary.h"
 #include "../common/nicd_run.h"
+#include "bench_floor.h"
 #include "bench_vipl.h"
 
 #define WINDOW 24           /* sends ahead of the receiver's credit (its ring holds 32) */
@@ -300,5 +302,13 @@ int main(int argc, char **argv) {
   printf("%10s | %12s | %12s\n", "size (B)", "VIPL", "TCP");
   for (unsigned i = 0; i < NBW; i++)
     printf("%10u | %12.1f | %12.1f\n", bw_sizes[i], v.bw[i], t.bw[i]);
+  double cp = floor_memcpy_mbs(), awake = floor_relay_us(true), polite = floor_relay_us(false);
+  printf("\nFloors in the same run: memcpy %.0f MB/s; 3-process relay RTT/2 %.2f us with every "
+         "process spinning, %.2f us with the product's wait strategy\n", cp, awake, polite);
+  summary_header();
+  summary_row("VIPL 1 MiB streaming, MB/s", v.bw[NBW - 1], "memcpy 32 KiB chunks", cp, 0.25, true);
+  summary_row("VIPL 4 B one-way, us", v.lat_med[0], "relay floor, spinning", awake, 2.0, false);
+  summary_row("VIPL 4 B one-way, us", v.lat_med[0], "relay floor, product wait", polite, 2.0,
+              false);
   return 0;
 }

@@ -34,6 +34,7 @@ bench-lanai: $(VIPL_T)/bench_vipl $(NICD) firmware-lanai
 
 $(B)/obj/tests/vipl/bench_lanai.o: INCLUDES += $(PANIC_INCLUDES)
 $(VIPL_T)/bench_vipl: $(B)/obj/tests/vipl/bench_vipl.o $(B)/obj/tests/vipl/bench_lanai.o \
+                      $(B)/obj/tests/vipl/bench_floor.o $(B)/obj/bench/summary.o \
                       $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(PANIC_LIB) $(VIPL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(PANIC_LIB) $(VIPL_LIB) -lpthread -lrt -o $@

@@ -1,7 +1,8 @@
 /* PANIC VM assembler, for hand-written and deliberately hostile modules. One item per line:
  *   label:                      defines a code label
- *   push 5 / loadx 0 10 / jz L  mnemonic and operands (numbers, or a label for jumps, which
- *                               becomes an offset relative to the next instruction)
+ *   push 5 / loadx 0 10 / jz L  mnemonic and operands (numbers, or a label as a jump's last
+ *   jltvk 0 10 L                operand, which becomes an offset relative to the next
+ *                               instruction)
  *   .name N  .data W  .stack S  .init L|off  .trigger msg L|off  (table order as written)
  *   .byte b...                  raw code bytes
  *   .patch off b...  .truncate n  edit the finished image (header fuzzing by hand)
@@ -141,9 +142,10 @@ static void instruction(struct asmb *as, const struct line *l, int emit) {
   const struct vm_opinfo *oi = vm_opinfo((uint8_t)code);
   int nops = oi->operand_bytes / 4;
   int64_t next = (int64_t)as->m.code.len + 1 + oi->operand_bytes;
-  int is_jump = code == VM_OP_JMP || code == VM_OP_JZ || code == VM_OP_JNZ;
+  int is_jump = VM_OP_IS_JUMP(code); /* the displacement (a label) is the last operand */
   buf_put8(&as->m.code, (uint8_t)code);
-  for (int i = 1; i <= nops; i++) buf_put32(&as->m.code, emit ? value(as, l, i, next, is_jump) : 0);
+  for (int i = 1; i <= nops; i++)
+    buf_put32(&as->m.code, emit ? value(as, l, i, next, is_jump && i == nops) : 0);
   if (emit && l->n > nops + 1)
     diag_error(as->d, at_word(l, nops + 1), "too many operands for '%s'", l->w[0]);
 }

@@ -1,7 +1,12 @@
 /* Code generator: one pass over the AST emitting stack code. Jumps are emitted with a
  * placeholder and patched (relative to the next instruction). The operand-stack depth is
  * tracked per instruction to fill the header's max_stack. Blocks that can fall through end in
- * an implicit AWAIT, as a PDL block returns control to the NIC when it ends. */
+ * an implicit AWAIT, as a PDL block returns control to the NIC when it ends.
+ * Fewer instructions where the shape allows (the VM's fused forms, FORMAT.md): a comparison
+ * that decides a jump becomes one compare-and-branch (against a constant: JxxVK on the scalar
+ * itself); `e op constant` uses the constant operand forms ADDK..MODK; `v = v +/- constant`
+ * is one INCV, `v = v + e` evaluates e then ADDV; an array element indexed by a scalar is one
+ * LOADXV/STOREXV; WHILE tests at the bottom, so an iteration runs one jump, not two. */
 #include "codegen.h"
 
 #include <stdio.h>
@@ -15,6 +20,7 @@ struct gen {
   struct module *m;
   struct diag *d;
   uint32_t depth;
+  bool fuse; /* emit the fused forms; without, only the basic stack code (for comparison) */
 };
 
 static void op(struct gen *g, enum vm_op o) {
@@ -34,10 +40,16 @@ static void op2(struct gen *g, enum vm_op o, uint32_t a, uint32_t b) {
   buf_put32(&g->m->code, b);
 }
 
+/* Appends a jump displacement placeholder to the instruction just emitted; returns where. */
+static size_t jump_operand(struct gen *g) {
+  buf_put32(&g->m->code, 0);
+  return g->m->code.len - 4;
+}
+
 /* Emits a jump with a placeholder; returns where to patch. */
 static size_t jump(struct gen *g, enum vm_op o) {
-  op1(g, o, 0);
-  return g->m->code.len - 4;
+  op(g, o);
+  return jump_operand(g);
 }
 
 static void patch_to(struct gen *g, size_t at, size_t target) {
@@ -51,6 +63,16 @@ static uint32_t var_words(const struct var *v) { return v->size ? v->size : 1; }
 static void index_of(struct gen *g, const struct ref *r) {
   if (r->index != NULL) expr(g, r->index);
   else op1(g, VM_OP_PUSH, 0);
+}
+
+static bool is_scalar(const struct expr *e) { return e->kind == E_REF && e->ref.var->size == 0; }
+
+/* A literal, or the negation of one (the parser reads -5 as NEG 5); *k gets its value. */
+static bool is_const(const struct expr *e, uint32_t *k) {
+  if (e->kind == E_NUM) *k = e->num;
+  else if (e->kind == E_UNARY && e->op == P_MINUS && e->a->kind == E_NUM) *k = 0u - e->a->num;
+  else return false;
+  return true;
 }
 
 static enum vm_op binop(enum tok t) {
@@ -72,6 +94,7 @@ static enum vm_op binop(enum tok t) {
 }
 
 static void expr(struct gen *g, const struct expr *e) {
+  uint32_t k;
   switch (e->kind) {
   case E_NUM: op1(g, VM_OP_PUSH, e->num); break;
   case E_CLOCK: op(g, VM_OP_CLOCK); break;
@@ -79,17 +102,28 @@ static void expr(struct gen *g, const struct expr *e) {
   case E_REF:
     if (e->ref.var->size == 0) {
       op1(g, VM_OP_LOAD, e->ref.var->base);
+    } else if (g->fuse && is_scalar(e->ref.index)) {
+      op2(g, VM_OP_LOADXV, e->ref.var->base, e->ref.var->size);
+      buf_put32(&g->m->code, e->ref.index->ref.var->base);
     } else {
       expr(g, e->ref.index);
       op2(g, VM_OP_LOADX, e->ref.var->base, e->ref.var->size);
     }
     break;
   case E_UNARY:
+    if (g->fuse && is_const(e, &k)) {
+      op1(g, VM_OP_PUSH, k);
+      break;
+    }
     expr(g, e->a);
     op(g, e->op == P_MINUS ? VM_OP_NEG : VM_OP_NOT);
     break;
   case E_BINARY:
     expr(g, e->a);
+    if (g->fuse && is_const(e->b, &k) && binop(e->op) >= VM_OP_ADD && binop(e->op) <= VM_OP_MOD) {
+      op1(g, (enum vm_op)(VM_OP_ADDK + (binop(e->op) - VM_OP_ADD)), k);
+      break;
+    }
     expr(g, e->b);
     op(g, binop(e->op));
     break;
@@ -98,11 +132,70 @@ static void expr(struct gen *g, const struct expr *e) {
 
 static void stmts(struct gen *g, const struct stmt *s);
 
+static int cmp_index(enum tok t) {
+  switch (t) {
+  case P_EQ: return 0;
+  case P_NE: return 1;
+  case P_LT: return 2;
+  case P_LE: return 3;
+  case P_GT: return 4;
+  case P_GE: return 5;
+  default: return -1;
+  }
+}
+
+/* Emits a jump taken when e is non-zero (when_true) or zero; returns where to patch. */
+static size_t cond_jump(struct gen *g, const struct expr *e, bool when_true) {
+  static const int negate[6] = {1, 0, 5, 4, 3, 2}, mirror[6] = {0, 1, 4, 5, 2, 3};
+  int cc = g->fuse && e->kind == E_BINARY ? cmp_index(e->op) : -1;
+  if (cc < 0) {
+    expr(g, e);
+    return jump(g, when_true ? VM_OP_JNZ : VM_OP_JZ);
+  }
+  if (!when_true) cc = negate[cc];
+  const struct expr *v = NULL;
+  uint32_t k = 0;
+  if (is_scalar(e->a) && is_const(e->b, &k)) {
+    v = e->a;
+  } else if (is_const(e->a, &k) && is_scalar(e->b)) {
+    v = e->b;
+    cc = mirror[cc];
+  }
+  if (v != NULL) {
+    op2(g, (enum vm_op)(VM_OP_JEQVK + cc), v->ref.var->base, k);
+    return jump_operand(g);
+  }
+  expr(g, e->a);
+  expr(g, e->b);
+  return jump(g, (enum vm_op)(VM_OP_JEQ + cc));
+}
+
 static void assign(struct gen *g, const struct stmt *s) {
   const struct var *v = s->ref.var;
+  const struct expr *e = s->value;
+  if (g->fuse && v->size == 0 && e->kind == E_BINARY && (e->op == P_PLUS || e->op == P_MINUS)) {
+    /* v = v + k, v = v - k, v = k + v */
+    const struct expr *other = NULL;
+    if (is_scalar(e->a) && e->a->ref.var == v) other = e->b;
+    else if (e->op == P_PLUS && is_scalar(e->b) && e->b->ref.var == v) other = e->a;
+    uint32_t k;
+    if (other != NULL && is_const(other, &k)) {
+      op2(g, VM_OP_INCV, v->base, e->op == P_MINUS ? 0u - k : k);
+      return;
+    }
+    if (other != NULL && e->op == P_PLUS) { /* expressions cannot change v: order is free */
+      expr(g, other);
+      op1(g, VM_OP_ADDV, v->base);
+      return;
+    }
+  }
   if (v->size == 0) {
     expr(g, s->value);
     op1(g, VM_OP_STORE, v->base);
+  } else if (g->fuse && is_scalar(s->ref.index)) {
+    expr(g, s->value);
+    op2(g, VM_OP_STOREXV, v->base, v->size);
+    buf_put32(&g->m->code, s->ref.index->ref.var->base);
   } else {
     expr(g, s->ref.index);
     expr(g, s->value);
@@ -111,8 +204,7 @@ static void assign(struct gen *g, const struct stmt *s) {
 }
 
 static void if_stmt(struct gen *g, const struct stmt *s) {
-  expr(g, s->value);
-  size_t to_else = jump(g, VM_OP_JZ);
+  size_t to_else = cond_jump(g, s->value, false);
   stmts(g, s->body);
   if (s->els == NULL) {
     patch_to(g, to_else, g->m->code.len);
@@ -125,13 +217,20 @@ static void if_stmt(struct gen *g, const struct stmt *s) {
 }
 
 static void while_stmt(struct gen *g, const struct stmt *s) {
-  size_t top = g->m->code.len;
-  expr(g, s->value);
-  size_t to_end = jump(g, VM_OP_JZ);
+  if (!g->fuse) {
+    size_t top = g->m->code.len;
+    expr(g, s->value);
+    size_t to_end = jump(g, VM_OP_JZ);
+    stmts(g, s->body);
+    patch_to(g, jump(g, VM_OP_JMP), top);
+    patch_to(g, to_end, g->m->code.len);
+    return;
+  }
+  size_t to_test = jump(g, VM_OP_JMP);
+  size_t body = g->m->code.len;
   stmts(g, s->body);
-  size_t back = jump(g, VM_OP_JMP);
-  patch_to(g, back, top);
-  patch_to(g, to_end, g->m->code.len);
+  patch_to(g, to_test, g->m->code.len);
+  patch_to(g, cond_jump(g, s->value, true), body);
 }
 
 /* Operands go on the stack in the order the VM pops them back (FORMAT.md). */
@@ -202,8 +301,8 @@ static int by_message(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-void codegen(const struct program *prog, struct diag *d, struct module *m) {
-  struct gen g = {m, d, 0};
+void codegen(const struct program *prog, struct diag *d, struct module *m, bool fuse) {
+  struct gen g = {m, d, 0, fuse};
   size_t n = 0;
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%.*s", (int)VM_NAME_LEN, prog->name);

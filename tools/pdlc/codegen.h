@@ -2,9 +2,12 @@
 #ifndef PDL_CODEGEN_H
 #define PDL_CODEGEN_H
 
+#include <stdbool.h>
+
 #include "ast.h"
 #include "module.h"
 
-void codegen(const struct program *prog, struct diag *d, struct module *m);
+/* fuse: use the VM's fused instructions where the source has their shape (codegen.c). */
+void codegen(const struct program *prog, struct diag *d, struct module *m, bool fuse);
 
 #endif

@@ -22,6 +22,11 @@ static int self_check(const struct buf *img, struct diag *d, struct pos at) {
 }
 
 int pdlc_compile(const char *file, const char *src, size_t len, FILE *out, struct buf *image) {
+  return pdlc_compile_ex(file, src, len, out, image, 0);
+}
+
+int pdlc_compile_ex(const char *file, const char *src, size_t len, FILE *out, struct buf *image,
+                    unsigned flags) {
   struct diag d;
   struct arena a = {NULL};
   diag_init(&d, file, src, len, out);
@@ -31,7 +36,7 @@ int pdlc_compile(const char *file, const char *src, size_t len, FILE *out, struc
   if (d.errors == 0) {
     struct module m;
     struct buf img = {NULL, 0, 0};
-    codegen(prog, &d, &m);
+    codegen(prog, &d, &m, (flags & PDLC_NO_FUSE) == 0);
     if (d.errors == 0) module_write(&m, &img);
     if (d.errors == 0 && self_check(&img, &d, prog->pos))
       for (size_t i = 0; i < img.len; i++) buf_put8(image, img.p[i]);

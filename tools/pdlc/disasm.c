@@ -20,9 +20,10 @@ static void print_insn(const uint8_t *code, uint32_t n, uint32_t pc, FILE *out) 
   for (const char *m = mnemonic(code[pc]); *m; m++) fputc(tolower((unsigned char)*m), out);
   for (uint32_t k = 0; k < oi->operand_bytes / 4u; k++)
     fprintf(out, " %d", (int32_t)vm_rd32(code + pc + 1 + 4 * k));
-  if (code[pc] == VM_OP_JMP || code[pc] == VM_OP_JZ || code[pc] == VM_OP_JNZ)
+  if (VM_OP_IS_JUMP(code[pc])) /* the displacement is the last operand */
     fprintf(out, "  ; -> %04llx",
-            (unsigned long long)((int64_t)pc + 5 + (int32_t)vm_rd32(code + pc + 1)));
+            (unsigned long long)((int64_t)pc + 1 + oi->operand_bytes +
+                                 (int32_t)vm_rd32(code + pc + oi->operand_bytes - 3)));
   (void)n;
   fputc('\n', out);
 }

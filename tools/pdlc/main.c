@@ -13,6 +13,7 @@ static const char usage[] =
     "  -S         print the module's disassembly to standard output\n"
     "  --check    check the program only; write no module\n"
     "  --asm      FILE is PANIC VM assembly instead of PDL\n"
+    "  --no-fuse  emit only the basic stack instructions (no fused forms, FORMAT.md)\n"
     "  --dump     FILE is a module: print its header, triggers and code\n"
     "  -h, --help show this help\n"
     "\n"
@@ -21,7 +22,7 @@ static const char usage[] =
 
 struct opts {
   const char *in, *out;
-  int disasm, check, assemble, dump;
+  int disasm, check, assemble, dump, no_fuse;
 };
 
 static int parse_args(int argc, char **argv, struct opts *o) {
@@ -38,6 +39,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
       o->check = 1;
     } else if (strcmp(a, "--asm") == 0) {
       o->assemble = 1;
+    } else if (strcmp(a, "--no-fuse") == 0) {
+      o->no_fuse = 1;
     } else if (strcmp(a, "--dump") == 0) {
       o->dump = 1;
     } else if (a[0] == '-' || o->in != NULL) {
@@ -96,8 +99,9 @@ int main(int argc, char **argv) {
     return rc;
   }
   struct buf img = {NULL, 0, 0};
+  unsigned flags = o.no_fuse ? PDLC_NO_FUSE : 0;
   int errors = o.assemble ? pdlc_assemble(o.in, src, len, stderr, &img)
-                          : pdlc_compile(o.in, src, len, stderr, &img);
+                          : pdlc_compile_ex(o.in, src, len, stderr, &img, flags);
   int rc = errors ? 1 : 0;
   if (errors)
     fprintf(stderr, "%d error%s\n", errors, errors == 1 ? "" : "s");

@@ -13,6 +13,12 @@
  * appended to image only when it is 0. */
 int pdlc_compile(const char *file, const char *src, size_t len, FILE *diag, struct buf *image);
 
+/* pdlc_compile with flags: PDLC_NO_FUSE emits only the basic stack instructions, none of the
+ * fused forms (FORMAT.md), which the fuzz target compares against and `pdlc --no-fuse` offers. */
+#define PDLC_NO_FUSE 1u
+int pdlc_compile_ex(const char *file, const char *src, size_t len, FILE *diag, struct buf *image,
+                    unsigned flags);
+
 /* Assembles PANIC VM assembly (see asm.c); same conventions as pdlc_compile. */
 int pdlc_assemble(const char *file, const char *src, size_t len, FILE *diag, struct buf *image);
 

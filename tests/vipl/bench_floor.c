@@ -1,0 +1,146 @@
+/* bench_floor.c: the floors bench_vipl's figures are measured against in the same run. The
+ * copy floor: memcpy of 32 KiB chunks over 16 MiB. The latency floor: a 3-process relay
+ * ping-pong through one shared page, A -> relay -> B and back, the shape of host -> nicd ->
+ * host with nothing else to do: once with the product's wait strategy (iface/wait.h's
+ * defaults: hosts sleep on a futex at once, the relay spins WAIT_NICD_SPIN_NS first) and once
+ * with every process spinning (the CPUs kept from halting). 4 bytes are copied at each hop. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../bench/stats.h"
+#include "bench_floor.h"
+#include "futex.h"
+#include "wait.h"
+
+#define FLOOR_ITERS 20000
+#define FLOOR_WARM  200
+
+/* One direction of a hop: a sequence word its reader waits on, whether it sleeps, the bytes. */
+struct hop {
+  _Atomic uint32_t seq, sleeping;
+  uint8_t data[4];
+  char pad[52];
+};
+
+struct relay {
+  struct hop a2r, r2b, b2r, r2a;
+  _Atomic uint32_t relay_seq, relay_sleeping; /* the relay's doorbell, like nicd's */
+  _Atomic uint32_t stop;
+};
+
+static void post(struct hop *h, const uint8_t *d) {
+  memcpy(h->data, d, sizeof h->data);
+  atomic_fetch_add(&h->seq, 1);
+  if (atomic_load(&h->sleeping)) futex_wake(&h->seq);
+}
+
+static void ring_relay(struct relay *r) {
+  atomic_fetch_add(&r->relay_seq, 1);
+  if (atomic_load(&r->relay_sleeping)) futex_wake(&r->relay_seq);
+}
+
+/* A host waits until h->seq differs from seen: at once to sleep, or spinning (awake). */
+static void host_wait(struct hop *h, uint32_t seen, bool awake) {
+  for (unsigned i = 1; atomic_load(&h->seq) == seen; i++) {
+    if (awake) {
+      wait_relax();
+      if (i % 256 == 0) sched_yield(); /* three spinners share two CPUs */
+      continue;
+    }
+    atomic_store(&h->sleeping, 1);
+    if (atomic_load(&h->seq) == seen) futex_wait(&h->seq, seen, 50000000);
+    atomic_store(&h->sleeping, 0);
+  }
+}
+
+static void relay_loop(struct relay *r, bool awake) {
+  uint32_t a = 0, b = 0;
+  uint64_t spin_ns = awake ? UINT64_MAX : WAIT_NICD_SPIN_NS;
+  while (!atomic_load(&r->stop)) {
+    uint32_t db = atomic_load(&r->relay_seq);
+    bool moved = false;
+    if (atomic_load(&r->a2r.seq) != a) a++, post(&r->r2b, r->a2r.data), moved = true;
+    if (atomic_load(&r->b2r.seq) != b) b++, post(&r->r2a, r->b2r.data), moved = true;
+    if (moved) continue;
+    uint64_t t0 = futex_now_ns();
+    for (unsigned i = 1; atomic_load(&r->relay_seq) == db && !atomic_load(&r->stop); i++) {
+      wait_relax();
+      if (i % 256 == 0) {
+        if (awake) sched_yield();
+        else if (futex_now_ns() - t0 >= spin_ns) {
+          atomic_store(&r->relay_sleeping, 1);
+          if (atomic_load(&r->relay_seq) == db) futex_wait(&r->relay_seq, db, 50000000);
+          atomic_store(&r->relay_sleeping, 0);
+          break;
+        }
+      }
+    }
+  }
+}
+
+static void echo_loop(struct relay *r, bool awake) {
+  for (uint32_t seen = 0; seen < FLOOR_ITERS + FLOOR_WARM; seen++) {
+    host_wait(&r->r2b, seen, awake);
+    post(&r->b2r, r->r2b.data);
+    ring_relay(r);
+  }
+}
+
+/* RTT/2 median in microseconds, or -1. */
+static double relay_run(bool awake) {
+  struct relay *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (r == MAP_FAILED) return -1;
+  memset(r, 0, sizeof *r);
+  pid_t kids[2];
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      if (k == 0) relay_loop(r, awake); else echo_loop(r, awake);
+      _exit(0);
+    }
+  }
+  double *s = malloc(sizeof(double) * FLOOR_ITERS);
+  uint8_t msg[4] = {1, 2, 3, 4};
+  for (uint32_t i = 0; i < FLOOR_ITERS + FLOOR_WARM; i++) {
+    double t0 = stats_now_us();
+    post(&r->a2r, msg);
+    ring_relay(r);
+    host_wait(&r->r2a, i, awake);
+    if (i >= FLOOR_WARM) s[i - FLOOR_WARM] = (stats_now_us() - t0) / 2;
+  }
+  atomic_store(&r->stop, 1);
+  ring_relay(r);
+  for (int k = 0; k < 2; k++) waitpid(kids[k], NULL, 0);
+  double med, p99;
+  stats_med_p99(s, FLOOR_ITERS, &med, &p99);
+  free(s);
+  munmap(r, sizeof *r);
+  return med;
+}
+
+double floor_memcpy_mbs(void) {
+  const size_t total = 16u << 20, chunk = 32u << 10;
+  uint8_t *src = malloc(total), *dst = malloc(total);
+  if (!src || !dst) return -1;
+  memset(src, 0x5a, total), memset(dst, 0, total);
+  double best[5];
+  for (int k = 0; k < 5; k++) {
+    double t0 = stats_now_us();
+    for (int rep = 0; rep < 8; rep++)
+      for (size_t o = 0; o < total; o += chunk) memcpy(dst + o, src + o, chunk);
+    best[k] = 8.0 * (double)total / (stats_now_us() - t0);
+  }
+  free(src), free(dst);
+  double med, p99;
+  stats_med_p99(best, 5, &med, &p99);
+  return med;
+}
+
+double floor_relay_us(bool awake) { return relay_run(awake); }

@@ -1,0 +1,13 @@
+/* bench_floor.h: the floors bench_vipl compares with (bench_floor.c). */
+#ifndef BENCH_FLOOR_H
+#define BENCH_FLOOR_H
+
+#include <stdbool.h>
+
+/* memcpy bandwidth, MB/s (median of 5 passes of 8 x 16 MiB in 32 KiB chunks). */
+double floor_memcpy_mbs(void);
+/* The 3-process relay ping-pong's RTT/2 in microseconds (median of 20,000): awake, every
+ * process spins; otherwise the product's wait strategy. -1 on failure. */
+double floor_relay_us(bool awake);
+
+#endif
