@@ -55,6 +55,9 @@ enum hostif_status {
   HOSTIF_ST_RDMA_PROT = 8,   /* Reliable Delivery: the peer refused an RDMA Write (its VI or
                                 memory does not allow it, or the range is not the handle's
                                 memory); the connection is broken. PROTECTION is local. */
+  HOSTIF_ST_TRANSPORT = 9,   /* Reliable Delivery: the connection broke in the network (the
+                                retry limit passed without an acknowledgement, or the peer
+                                gave up and reset it) */
 };
 
 struct hostif_seg {
@@ -201,7 +204,10 @@ struct hostif_panic_counters {
   X(DP_QUEUE_EMPTY, "a machine popped an empty queue (at last_fault_where)")                    \
   X(DP_RESOURCE, "a machine released a resource it does not hold (at last_fault_where)")        \
   X(DP_DIV_ZERO, "a machine divided by zero (at last_fault_where)")                             \
-  X(DP_OTHER, "a machine reported an unknown fault code (at last_fault_where)")
+  X(DP_OTHER, "a machine reported an unknown fault code (at last_fault_where)")               \
+  X(RELIAB, "a Reliable Delivery machine failed a run-time check (fw_reliab.c, at last_fault_where)") \
+  X(RELIAB_RESEND, "a message to send again lies in no posted descriptor (fw_sq.c)")            \
+  X(RELIAB_DELIVER, "a message classified as next in order was not taken (fw_rq.c)")
 
 enum hostif_fault {
 #define HOSTIF_FAULT_ID(id, what) HOSTIF_FAULT_##id,
@@ -220,6 +226,12 @@ struct hostif_counters {
   uint64_t hdma_busy_ns, send_busy_ns;
   uint64_t tx_acks, rx_acks, tx_nacks, rx_nacks;  /* Reliable Delivery acknowledgements */
   uint64_t conn_broken;      /* reliable connections this NIC broke (sent or got a NACK) */
+  /* Reliable Delivery's retransmission (firmware/nic/fw_reliab.c) */
+  uint64_t retransmits;      /* messages sent again (go-back-N) */
+  uint64_t rto_expired;      /* retransmission timeouts */
+  uint64_t rx_drop_dup;      /* messages dropped as already delivered (and ACKed again) */
+  uint64_t rx_drop_ooo;      /* messages dropped as ahead of a missing one (and ACKed again) */
+  uint64_t transport_breaks; /* connections broken by the retry limit or the peer's reset */
   uint64_t fw_faults;        /* the firmware's own inconsistencies (0 in a healthy NIC), all ids */
   uint64_t bad_doorbells;    /* doorbells rung that name no VI and no mailbox */
   uint64_t isr[14];          /* hardware events handled, by event register bit */

@@ -10,6 +10,6 @@ proofs-fresh: deps-check
 	@WP_CACHE=rebuild WP_CACHE_DIR=$(B)/proofs-cache.new proofs/run.sh
 	@rm -rf proofs/cache && mv $(B)/proofs-cache.new proofs/cache
 # The dp-* modules prove esmc's generated data-path C, a build output (esm/machines/module.mk).
-proofs proofs-fresh test: gen/datapath/.stamp
+proofs proofs-fresh test: gen/datapath/.stamp gen/reliab/.stamp
 
 TESTS += proofs/check.sh

@@ -1,6 +1,7 @@
 # esm/reliab/module.mk: Reliable Delivery with retransmission (esm/reliab/README.md). esmc turns
-# its ESM sources into the C the firmware will link (gen/reliab/, built with -Werror into
-# libreliab.a until the firmware links it) and into the two models `make verify` checks.
+# its ESM sources into the C the firmware links (gen/reliab/: firmware/nic/module.mk builds it
+# into libfwnic.a and the LANai image; libreliab.a holds it alone) and into the two models
+# `make verify` checks.
 RELIAB_ESM  := esm/reliab/reliab.esm esm/reliab/sender.esm esm/reliab/receiver.esm \
                esm/reliab/channel.esm
 RELIAB_GEN  := gen/reliab

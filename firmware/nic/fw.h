@@ -18,6 +18,7 @@
 #include "fw_vm.h"
 #include "fw_wire.h"
 #include "hostif.h"
+#include "reliab.h"
 
 /* ---- sizes ---- */
 #define FW_NSBUF     datapath_CONST_NSBUF
@@ -38,13 +39,17 @@ _Static_assert(FW_MAX_PAYLOAD == HOSTIF_MAX_PAYLOAD, "hosts are told the firmwar
 #define FW_CH_SDMA 0u
 #define FW_CH_RDMA 1u
 #define FW_TIMER_RX 0u
+#define FW_TIMER_RT 1u   /* Reliable Delivery's retransmission deadlines (fw_reliab.c) */
+/* Sequence numbers of Reliable Delivery are modulo FW_NSEQ (WIRE.md): the machines' NSEQ. */
+#define FW_NSEQ ((uint32_t)reliab_CONST_NSEQ)
+_Static_assert((FW_NSEQ & (FW_NSEQ - 1u)) == 0, "sequence numbers wrap at a power of two");
 
 /* The ISR bits fw_init unmasks: those the dispatcher handles (fw_dispatch.c), and the link
  * and memory errors it counts. */
 #define FW_ISR_UNMASKED                                                                       \
   (FWB_ISR_HOST_SIG | FWB_ISR_SEND | FWB_ISR_RECV | FWB_ISR_HEAD | FWB_ISR_BUFF |             \
    FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) | FWB_ISR_TIMER(FW_TIMER_RX) |         \
-   FWB_ISR_TIMER(FW_TIMER_VM) | FWB_ISR_LINK_DOWN | FWB_ISR_MEMORY)
+   FWB_ISR_TIMER(FW_TIMER_VM) | FWB_ISR_TIMER(FW_TIMER_RT) | FWB_ISR_LINK_DOWN | FWB_ISR_MEMORY)
 
 /* ---- SRAM layout above HOSTIF_BUF_BASE ----
  * Send buffers, then receive buffers, each FW_BUF_STRIDE apart: a whole message (FW_MSGLEN;
@@ -111,7 +116,8 @@ struct fw_rxi {
 };
 
 enum fw_drop { FW_DROP_NONE, FW_DROP_NO_VI, FW_DROP_NO_DESC, FW_DROP_MALFORMED, FW_DROP_CHECKSUM,
-               FW_DROP_PROTECTION, FW_DROP_TRUNCATED };
+               FW_DROP_PROTECTION, FW_DROP_TRUNCATED,
+               FW_DROP_DUP, FW_DROP_OOO };  /* Reliable Delivery: delivered already, ahead */
 
 /* Send queue slot bookkeeping (slot = index % HOSTIF_RING). */
 struct fw_sqslot {
@@ -121,6 +127,8 @@ struct fw_sqslot {
   uint8_t status;
   uint32_t len;
   uint32_t last_seq;        /* wire seq of its last message */
+  uint32_t first_seq;       /* wire seq of its first message (Reliable Delivery: resending) */
+  uint32_t nmsg;            /* messages of it queued so far (0: it failed before any) */
 };
 
 /* The firmware's private state of a VI (the shared one is struct hostif_vi in SRAM). */
@@ -145,6 +153,20 @@ struct fw_vi {
   uint32_t gen;                /* hostif_vi.generation the state above belongs to */
   /* the connection the state above belongs to */
   uint32_t conn_key;
+  /* Reliable Delivery's retransmission (fw_reliab.c): the instance of the machines is
+   * fw->rel[vi]; these are its runtime's */
+  bool rel_on;                 /* a reliable connection: the instance runs */
+  bool rel_dead;               /* the connection broke while the instance ran */
+  bool tx_want;                /* the Sender asked to transmit DATA message tx_want_seq */
+  bool rt_armed;               /* the retransmission timer runs, due at rt_due */
+  bool rst_want;               /* an RST is to go to rst_node/rst_vi */
+  uint8_t brk_st;              /* what sends not yet queued complete with once it broke */
+  uint16_t rt_gen;             /* the Sender's tgen when the deadline was set */
+  uint16_t peer_node, peer_vi; /* the connection's other end */
+  uint16_t rst_node, rst_vi;
+  uint32_t tx_want_seq;
+  uint32_t base_seen;          /* the Sender's base when completions were last written */
+  uint64_t rt_due;             /* clock (ns) when the timer expires */
 };
 
 struct fw_config {
@@ -178,6 +200,13 @@ struct fw {
     datapath_event_t done;
   } hreq[2];
   struct fw_vi vi[HOSTIF_NVI];
+  /* Reliable Delivery (fw_reliab.c): one Sender + Receiver instance per VI */
+  reliab_t rel[HOSTIF_NVI];
+  int rel_cur;                           /* the VI whose instance is running, -1 if none */
+  unsigned rel_buf;                      /* receive buffer of the message being judged */
+  struct { uint32_t seq, ack; uint8_t kind; bool intact; } rel_in;  /* the frame it reads */
+  bool rt_hw;                            /* timer FW_TIMER_RT is set, to expire at rt_hw_due */
+  uint64_t rt_hw_due;
   uint32_t faults;                       /* the firmware's own inconsistencies (fw_fault) */
   uint32_t fault_last;                   /* the latest one's id */
   uint32_t fault_n[HOSTIF_FAULT_N];      /* by id */

@@ -1,13 +1,15 @@
-/* fw_ack.c: Reliable Delivery between two NICs (WIRE.md, "Acknowledgements"). The receiver
- * acknowledges the last message of every transfer it delivered whole (ACK, cumulative: the
- * wire is FIFO, so it covers every earlier message too) and refuses one it cannot deliver
- * (NACK naming the message and the reason), breaking the connection on its side. The sender
- * completes a reliable send only on the ACK; on a NACK it completes the refused transfer with
- * the peer's reason, those after it DISCONNECTED, and breaks its side. Acknowledgements are
- * owed per VI, the latest replacing an earlier ACK (cumulative), and sent as local messages
- * when the send queue has room. Freestanding. */
+/* fw_ack.c: Reliable Delivery between two NICs (WIRE.md, "Acknowledgements and
+ * retransmission"). The receiver's ACKs are owed by its Receiver machine (fw_reliab.c: every
+ * message delivered, cumulative) and it refuses a message it cannot deliver (NACK naming the
+ * message and the reason), breaking the connection on its side. The sender's Sender machine
+ * takes the ACKs; on a NACK the sender completes the refused transfer with the peer's reason,
+ * those after it DISCONNECTED, and breaks its side; a NACK of reason TRANSPORT is the peer's
+ * RESET (its retry limit passed). Acknowledgements are owed per VI, the latest replacing an
+ * earlier ACK (cumulative), and sent as local messages when the send queue has room.
+ * Freestanding. */
 #include "fw_ack.h"
 
+#include "fw_reliab.h"
 #include "fw_sq.h"
 #include "fw_txlocal.h"
 #include "fw_vi.h"
@@ -41,12 +43,17 @@ static uint32_t nack_reason(uint32_t st) {
 
 void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h) {
   volatile struct hostif_counters *c = fw_ctr(fw);
+  unsigned vi = h->dst_vi;
   if (h->type == FW_WIRE_ACK) {
     fw_count64v(&c->rx_acks);
-    fw_sq_acked(fw, h->dst_vi, h->ack);
+    if (fw->vi[vi].rel_on) fw_reliab_rx_ack(fw, vi, h->ack);
+    else fw_sq_acked(fw, vi, h->ack);
+  } else if (h->imm == HOSTIF_ST_TRANSPORT) { /* RESET: the peer's sender gave up */
+    fw_count64v(&c->rx_nacks);
+    fw_reliab_rx_rst(fw, vi);
   } else {
     fw_count64v(&c->rx_nacks);
-    fw_sq_refused(fw, h->dst_vi, h->ack, nack_reason(h->imm));
+    fw_sq_refused(fw, vi, h->ack, nack_reason(h->imm));
   }
 }
 
@@ -62,8 +69,10 @@ void fw_ack_pump(struct fw *fw) {
     h.ack = v->ack_seq;
     h.imm = v->nack_status;
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the send queue is full: later */
+    bool ack = !v->nack_status;
     v->ack_due = false;
     v->nack_status = 0;
     fw->ack_work &= ~(1u << vi);
+    if (ack) fw_reliab_ack_taken(fw, vi); /* the Receiver may owe the next one */
   }
 }

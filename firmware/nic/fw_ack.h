@@ -1,4 +1,5 @@
-/* fw_ack.h: Reliable Delivery between two NICs (fw_ack.c, WIRE.md "Acknowledgements").
+/* fw_ack.h: Reliable Delivery between two NICs (fw_ack.c, WIRE.md "Acknowledgements and
+ * retransmission").
  * Freestanding. */
 #ifndef FW_ACK_H
 #define FW_ACK_H

@@ -9,6 +9,8 @@
  * TIMER0             a message stopped arriving: abort it       -> recv_frag
  * HOST_SIG           doorbells: VIs with new send work; the     -> doorbell, one per message
  *                    pump splits descriptors into messages
+ * TIMER1             Reliable Delivery: a retransmission       -> timeout (fw_reliab.c)
+ *                    deadline passed
  * TIMER2             a PANIC command forwarded to a peer is overdue
  * anything else      counted only (LINK_DOWN, MEMORY)
  * All the bits read are cleared at once, before any handler reads its hardware state, so that
@@ -25,6 +27,7 @@
 
 #include "fw_hal_hdma.h"
 #include "fw_hal_rx.h"
+#include "fw_reliab.h"
 #include "fw_sq.h"
 #include "fw_vm_ctl.h"
 
@@ -36,19 +39,20 @@ enum fw_isr_class {
   FW_ISR_C_RX_TIMER,
   FW_ISR_C_DOORBELL,
   FW_ISR_C_VM_TIMER,
+  FW_ISR_C_RT_TIMER,
   FW_ISR_NCLASS
 };
 
 #define FW_ISR_RX (FWB_ISR_HEAD | FWB_ISR_RECV | FWB_ISR_BUFF)
 #define FW_ISR_HANDLED                                                                        \
   (FWB_ISR_SEND | FWB_ISR_WAKE(FW_CH_SDMA) | FWB_ISR_WAKE(FW_CH_RDMA) | FW_ISR_RX |          \
-   FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_HOST_SIG | FWB_ISR_TIMER(FW_TIMER_VM))
+   FWB_ISR_TIMER(FW_TIMER_RX) | FWB_ISR_HOST_SIG | FWB_ISR_TIMER(FW_TIMER_VM) |               \
+   FWB_ISR_TIMER(FW_TIMER_RT))
 
 /* Counted only: link and memory errors, and the wakes and timers of channels and timers the
  * dispatcher does not own (the VM waits for its DMA channel itself, fwb_hdma_wait). */
 #define FW_ISR_COUNTED                                                                        \
-  (FWB_ISR_WAKE(FW_CH_VM) | FWB_ISR_WAKE(3) | FWB_ISR_TIMER(1) | FWB_ISR_LINK_DOWN |           \
-   FWB_ISR_MEMORY)
+  (FWB_ISR_WAKE(FW_CH_VM) | FWB_ISR_WAKE(3) | FWB_ISR_LINK_DOWN | FWB_ISR_MEMORY)
 
 /* The ISR bits of each class, in priority order. */
 static const uint32_t fw_isr_class_bits[FW_ISR_NCLASS] = {
@@ -59,13 +63,14 @@ static const uint32_t fw_isr_class_bits[FW_ISR_NCLASS] = {
     [FW_ISR_C_RX_TIMER] = FWB_ISR_TIMER(FW_TIMER_RX),
     [FW_ISR_C_DOORBELL] = FWB_ISR_HOST_SIG,
     [FW_ISR_C_VM_TIMER] = FWB_ISR_TIMER(FW_TIMER_VM),
+    [FW_ISR_C_RT_TIMER] = FWB_ISR_TIMER(FW_TIMER_RT),
 };
 
 /* The classes are apart (their bits add up to their union) and, with the bits counted only,
  * cover every ISR bit; fw_init unmasks only those. */
 _Static_assert(FWB_ISR_SEND + FWB_ISR_WAKE(FW_CH_SDMA) + FWB_ISR_WAKE(FW_CH_RDMA) + FWB_ISR_HEAD +
                        FWB_ISR_RECV + FWB_ISR_BUFF + FWB_ISR_TIMER(FW_TIMER_RX) +
-                       FWB_ISR_HOST_SIG + FWB_ISR_TIMER(FW_TIMER_VM) ==
+                       FWB_ISR_HOST_SIG + FWB_ISR_TIMER(FW_TIMER_VM) + FWB_ISR_TIMER(FW_TIMER_RT) ==
                    FW_ISR_HANDLED,
                "ISR classes overlap");
 _Static_assert((FW_ISR_HANDLED & FW_ISR_COUNTED) == 0 &&
@@ -138,6 +143,10 @@ static void run_class(struct fw *fw, unsigned c) {
   case FW_ISR_C_VM_TIMER:
     fwb_class(fw->board, FWB_CLASS_TIMER);
     fw_vm_ctl_tick(fw);
+    break;
+  case FW_ISR_C_RT_TIMER:
+    fwb_class(fw->board, FWB_CLASS_TIMER);
+    fw_reliab_tick(fw);
     break;
   default: /*@ assert \false; */ break; /* every class has its case */
   }

@@ -4,6 +4,7 @@
  * control block (magic last: hosts wait for it). Freestanding. */
 #include "fw_init.h"
 
+#include "fw_reliab.h"
 #include "fw_sram.h"
 #include "fw_vm_prog.h"
 
@@ -19,6 +20,7 @@ int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg) 
   fw_sram_zero(fw, HOSTIF_BASE, HOSTIF_BUF_BASE - HOSTIF_BASE);
   datapath_init(&fw->dp);
   fw->dp.user = fw;
+  fw_reliab_init(fw);
   fwb_imr_set(board, FW_ISR_UNMASKED);
   fw_vm_prog_init(fw); /* the PANIC VM, if the SRAM has room for its program memory */
   uint32_t ctrl = HOSTIF_BASE;

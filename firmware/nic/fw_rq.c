@@ -19,13 +19,16 @@
  * completes the descriptor (length, immediate data); an RDMA Write with immediate data
  * consumes a receive descriptor at its last packet.
  *   ACK, NACK   from a VI connected to the sender: handed to fw_ack.c.
- * On a Reliable Delivery VI a delivered transfer is acknowledged and a refused one (no
- * descriptor, too short, protection, a damaged message) is NACKed with the reason, which
- * breaks the connection (fw_ack.c). Freestanding. */
+ * On a Reliable Delivery VI only the message the Receiver expects next is taken (fw_reliab.c):
+ * a duplicate or one ahead is dropped at classification, before any of it moves, and answered
+ * with the last ACK again; a damaged one is dropped and sent again by its sender; a delivered
+ * one is acknowledged; a refused one (no descriptor, too short, protection) is NACKed with the
+ * reason, which breaks the connection (fw_ack.c). Freestanding. */
 #include "fw_rq.h"
 
 #include "fw_ack.h"
 #include "fw_check.h"
+#include "fw_reliab.h"
 #include "fw_vi.h"
 #include "fw_vm_wire.h"
 
@@ -37,6 +40,8 @@ static void count_drop(struct fw *fw, unsigned reason) {
   case FW_DROP_CHECKSUM: fw_count64v(&c->rx_drop_checksum); break;
   case FW_DROP_PROTECTION: fw_count64v(&c->protection_errors); break;
   case FW_DROP_TRUNCATED: fw_count64v(&c->rx_truncated); break;
+  case FW_DROP_DUP: fw_count64v(&c->rx_drop_dup); break;
+  case FW_DROP_OOO: fw_count64v(&c->rx_drop_ooo); break;
   default: fw_count64v(&c->rx_drop_malformed); break;
   }
 }
@@ -140,10 +145,29 @@ void fw_rq_classify(struct fw *fw, unsigned buf) {
   ri->vi_key = fw->vi[h->dst_vi].conn_key;
   ri->drop_reason = FW_DROP_NONE;
   if (ctrl) {
-    ri->verdict = FW_RX_CTRL;
+    /* an ACK on a reliable connection names a message modulo FW_NSEQ */
+    ri->verdict = fw->vi[h->dst_vi].rel_on && h->type == FW_WIRE_ACK && h->ack >= FW_NSEQ
+                      ? FW_RX_DROP : FW_RX_CTRL;
+    ri->drop_reason = ri->verdict == FW_RX_DROP ? FW_DROP_MALFORMED : FW_DROP_NONE;
     return;
   }
   ri->reliable = w.reliability == HOSTIF_RELIABLE_DELIVERY;
+  if (ri->reliable) {
+    /* Go-back-N: only the next message in order is taken; nothing of another one moves. A
+     * sequence number outside FW_NSEQ is no message of this connection. */
+    uint32_t expect = fw_reliab_expect(fw, h->dst_vi);
+    if (h->seq >= FW_NSEQ || !fw->vi[h->dst_vi].rel_on) {
+      ri->verdict = FW_RX_DROP;
+      ri->drop_reason = FW_DROP_MALFORMED;
+      ri->reliable = false;
+      return;
+    }
+    if (h->seq != expect) {
+      ri->verdict = FW_RX_DROP;
+      ri->drop_reason = fw_reliab_seq_lt(h->seq, expect) ? FW_DROP_DUP : FW_DROP_OOO;
+      return;
+    }
+  }
   if (h->type == FW_WIRE_DATA) classify_data(fw, ri, h->dst_vi, &w);
   else classify_rdma(fw, ri, &w);
   if (ri->drop_reason != FW_DROP_NONE) ri->verdict = FW_RX_DROP;
@@ -171,13 +195,15 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
     return;
   }
   unsigned reason = ri->drop_reason;
+  bool damaged = false;
   if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL) {
-    if (!ri->complete_ok) reason = FW_DROP_MALFORMED;
+    if (!ri->complete_ok) reason = FW_DROP_MALFORMED, damaged = true;
     else if (ri->dma_err) reason = FW_DROP_PROTECTION;
-    else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM;
+    else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM, damaged = true;
   }
   const struct fw_wire_hdr *h = &ri->hdr;
-  if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL) {
+  if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL ||
+      ri->reliable) {
     /* The VI may have been disconnected, or destroyed and created again by its host, since
      * the message was classified: then it belongs to a connection that is gone, and nothing
      * of it (completion, acknowledgement, refusal) may touch the VI now in the entry. */
@@ -187,6 +213,19 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
       count_drop(fw, FW_DROP_NO_VI);
       return;
     }
+  }
+  if (ri->reliable && (reason == FW_DROP_DUP || reason == FW_DROP_OOO || damaged)) {
+    /* Reliable Delivery repairs these: a damaged message is sent again, a duplicate or one
+     * ahead is answered with the last ACK again (the Receiver). A damaged first message
+     * gives its receive descriptor back; a later one leaves the transfer where it was. */
+    count_drop(fw, reason);
+    if (damaged && h->msg_off == 0 && ri->verdict == FW_RX_DATA) {
+      struct fw_vi *v = &fw->vi[h->dst_vi];
+      v->rx_active = false;
+      fw_sram_wr32(fw, FW_RING_CONS(h->dst_vi, rq), v->rq_done);
+    }
+    fw_reliab_rx_data(fw, h->dst_vi, h->seq, !damaged, buf);
+    return;
   }
   if (reason != FW_DROP_NONE) {
     count_drop(fw, reason);
@@ -202,6 +241,23 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
     fw_ack_received(fw, h);
     return;
   }
+  if (ri->reliable) {
+    /* the Receiver takes it (it is the one it expects: classified so) and calls
+     * fw_rq_deliver, then owes the ACK */
+    uint32_t n = (uint32_t)fw->rel[h->dst_vi].dispatched[reliab_EV_rx_data];
+    uint32_t exp = fw_reliab_expect(fw, h->dst_vi);
+    fw_reliab_rx_data(fw, h->dst_vi, h->seq, true, buf);
+    if (fw->rel[h->dst_vi].dispatched[reliab_EV_rx_data] != n + 1u ||
+        fw_reliab_expect(fw, h->dst_vi) == exp)
+      fw_fault(fw, HOSTIF_FAULT_RELIAB_DELIVER);
+    return;
+  }
+  fw_rq_deliver(fw, buf);
+}
+
+void fw_rq_deliver(struct fw *fw, unsigned buf) {
+  struct fw_rxi *ri = &fw->rxi[buf];
+  const struct fw_wire_hdr *h = &ri->hdr;
   unsigned vi = h->dst_vi;
   struct fw_vi *v = &fw->vi[vi];
   bool last = h->msg_off + h->len == h->msg_len;
@@ -228,7 +284,6 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
       rq_complete(fw, vi, HOSTIF_ST_DONE, 0, h->imm, imm_flag);
     }
   }
-  if (ri->reliable) fw_ack_delivered(fw, vi, h);
 }
 
 void fw_rq_flush(struct fw *fw, unsigned vi) {

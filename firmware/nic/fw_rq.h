@@ -11,6 +11,9 @@ void fw_rq_classify(struct fw *fw, unsigned buf);
 /* The message in receive buffer buf is complete (rx_complete): judged, delivered or dropped,
  * its descriptor completed, an ACK or NACK owed. */
 void fw_rq_finish(struct fw *fw, unsigned buf);
+/* The good message in receive buffer buf is delivered: counted, its transfer continued or its
+ * descriptor completed (fw_rq_finish; on a reliable VI, the Receiver's `deliver`). */
+void fw_rq_deliver(struct fw *fw, unsigned buf);
 /* Completes every receive descriptor posted on the VI FLUSHED (its connection broke): at most
  * a ring's worth, and none when the host's producer index is not within a ring of the
  * firmware's (the entry holds a VI created since). */

@@ -5,8 +5,11 @@
  * the host pieces it comes from, and announced to SDMA with a `doorbell` event. When the last
  * message of a descriptor has left (tx_complete), its completion is written; completions are
  * published in ring order (`done`), a failed descriptor waiting for earlier ones. On a Reliable
- * Delivery VI a descriptor also waits for the peer's acknowledgement of its last message
- * (fw_ack.c); a connection that breaks meanwhile completes it DISCONNECTED.
+ * Delivery VI the Sender machine (fw_reliab.c) decides what goes: a new message when its
+ * window has room, or, going back after a timeout, one sent before, re-split from its
+ * descriptor in the ring; a descriptor also waits for the peer's acknowledgement of its last
+ * message; a connection that breaks meanwhile completes it DISCONNECTED, or TRANSPORT when the
+ * retry limit broke it.
  *
  * Annotated for Frama-C/WP, not yet proved (no fw-sq line in proofs/modules.conf: two of
  * sq_emit's postconditions do not prove): fw_sq_doorbell and fw_sq_pump meet the handler
@@ -17,6 +20,7 @@
 
 #include "fw_ack.h"
 #include "fw_check.h"
+#include "fw_reliab.h"
 #include "fw_vi.h"
 
 /*@ // A caller's local VI view, apart from everything the helpers write.
@@ -122,6 +126,8 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w, uint32_t 
   sl->await_ack = false;
   sl->status = HOSTIF_ST_DONE;
   sl->len = v->desc.length;
+  sl->first_seq = v->tx_seq;
+  sl->nmsg = 0;
   v->sq_cons = ring_next(v->sq_cons);
   fw_sram_wr32(fw, FW_RING_CONS(vi, sq), v->sq_cons);
   v->have = true;
@@ -130,7 +136,7 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w, uint32_t 
   //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
   uint32_t st = fw_check_desc(fw, &v->desc, w->ptag, true);
-  if (st == HOSTIF_ST_DONE && w->state != HOSTIF_VI_CONNECTED) st = HOSTIF_ST_DISCONNECTED;
+  if (st == HOSTIF_ST_DONE && w->state != HOSTIF_VI_CONNECTED) st = v->brk_st;
   if (st != HOSTIF_ST_DONE) sq_abort(fw, vi, st);
   return true;
 }
@@ -159,6 +165,53 @@ static bool desc_sane(const struct hostif_desc *d, uint32_t off) {
   return total == d->length;
 }
 
+/* Queues message `seq` of descriptor d (the one in send queue slot `slot`): its payload from
+ * offset off. The caller raises `doorbell`. */
+/*@ requires fw_sram_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w) && slot < HOSTIF_RING;
+    requires fw_desc_ok(d) && off <= d->length && \separated(d, fw);
+    requires datapath_INV((&fw->dp)) && fw_bounds(fw);
+    assigns fw->txq[fw->tx_head % FW_TXQ], fw->tx_head, fw->vi[vi].slot[slot].inflight;
+    ensures fw->tx_head == ring_add(\old(fw->tx_head), 1);
+    ensures datapath_INV((&fw->dp)) && FW_BOUNDS(fw); */
+static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
+                     const struct hostif_desc *d, uint32_t off, uint32_t seq, unsigned slot) {
+  struct fw_vi *v = &fw->vi[vi];
+  uint32_t left = d->length - off;
+  uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
+  struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
+  /* first: fw_desc_ok(d) is then the precondition itself, before any write to the state */
+  e->npiece = (uint8_t)fw_check_pieces(d, off, plen, e->piece, HOSTIF_MAXSEG);
+  e->vi = (uint8_t)vi;
+  e->slot = (uint8_t)slot;
+  e->status = HOSTIF_ST_DONE;
+  e->trailer_done = false;
+  e->local = false;
+  e->stage = FW_LOCAL_SLOTS;
+  e->gen = v->gen;
+  e->sum = 0;
+  struct fw_wire_hdr *h = &e->hdr;
+  h->type = d->op == HOSTIF_OP_SEND ? FW_WIRE_DATA : FW_WIRE_RDMA_WRITE;
+  h->flags = (uint16_t)((off == 0 ? FW_WIRE_F_FIRST : 0) |
+                        (off + plen == d->length ? FW_WIRE_F_LAST : 0) |
+                        ((d->flags & HOSTIF_F_IMMEDIATE) ? FW_WIRE_F_IMM : 0));
+  /* Reliable Delivery: every message is acknowledged (WIRE.md) */
+  if (w->reliability == HOSTIF_RELIABLE_DELIVERY) h->flags |= FW_WIRE_F_ACKREQ;
+  h->src_node = fw->node;
+  h->dst_node = w->remote_node;
+  h->src_vi = (uint16_t)vi;
+  h->dst_vi = w->remote_vi;
+  h->seq = seq;
+  h->ack = 0;
+  h->len = plen;
+  h->imm = (d->flags & HOSTIF_F_IMMEDIATE) ? d->imm : 0;
+  h->msg_off = off;
+  h->msg_len = d->length;
+  h->rdma_handle = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_ptag : 0;
+  h->rdma_addr = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_addr : 0;
+  fw->tx_head = ring_next(fw->tx_head);
+  v->slot[slot].inflight++;
+}
+
 /* Queues the next message of the descriptor being split (the caller raises `doorbell`). */
 /*@ requires fw_sram_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
     requires fw_desc_ok(&fw->vi[vi].desc) && fw->vi[vi].off <= fw->vi[vi].desc.length;
@@ -171,50 +224,92 @@ static bool desc_sane(const struct hostif_desc *d, uint32_t off) {
 static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   const struct hostif_desc *d = &v->desc;
+  unsigned slot = ring_slot(ring_prev(v->sq_cons));
   uint32_t left = d->length - v->off;
   uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
-  struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
-  /* first: fw_desc_ok(d) is then the precondition itself, before any write to the state */
-  e->npiece = (uint8_t)fw_check_pieces(d, v->off, plen, e->piece, HOSTIF_MAXSEG);
-  e->vi = (uint8_t)vi;
-  e->slot = (uint8_t)ring_slot(ring_prev(v->sq_cons));
-  e->status = HOSTIF_ST_DONE;
-  e->trailer_done = false;
-  e->local = false;
-  e->stage = FW_LOCAL_SLOTS;
-  e->gen = v->gen;
-  e->sum = 0;
-  struct fw_wire_hdr *h = &e->hdr;
-  h->type = d->op == HOSTIF_OP_SEND ? FW_WIRE_DATA : FW_WIRE_RDMA_WRITE;
-  h->flags = (uint16_t)((v->off == 0 ? FW_WIRE_F_FIRST : 0) |
-                        (v->off + plen == d->length ? FW_WIRE_F_LAST : 0) |
-                        ((d->flags & HOSTIF_F_IMMEDIATE) ? FW_WIRE_F_IMM : 0));
-  h->src_node = fw->node;
-  h->dst_node = w->remote_node;
-  h->src_vi = (uint16_t)vi;
-  h->dst_vi = w->remote_vi;
-  h->seq = v->tx_seq;
-  v->tx_seq = ring_next(v->tx_seq); /* free-running, like the ring indices */
-  h->ack = 0;
-  h->len = plen;
-  h->imm = (d->flags & HOSTIF_F_IMMEDIATE) ? d->imm : 0;
-  h->msg_off = v->off;
-  h->msg_len = d->length;
-  h->rdma_handle = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_ptag : 0;
-  h->rdma_addr = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_addr : 0;
-  if (w->reliability == HOSTIF_RELIABLE_DELIVERY && (h->flags & FW_WIRE_F_LAST)) {
-    h->flags |= FW_WIRE_F_ACKREQ;
-    v->slot[e->slot].await_ack = true;
-    v->slot[e->slot].last_seq = h->seq;
+  uint32_t seq = v->tx_seq;
+  sq_queue(fw, vi, w, d, v->off, seq, slot);
+  /* modulo FW_NSEQ (WIRE.md): the Sender's numbers on a reliable VI */
+  v->tx_seq = (v->tx_seq + 1u) & (FW_NSEQ - 1u);
+  v->slot[slot].nmsg++;
+  if (w->reliability == HOSTIF_RELIABLE_DELIVERY && v->off + plen == d->length) {
+    v->slot[slot].await_ack = true;
+    v->slot[slot].last_seq = seq;
     fw->ack_watch |= fw_vi_bit(vi);
   }
-  fw->tx_head = ring_next(fw->tx_head);
-  v->slot[e->slot].inflight++;
   v->off += plen;
   if (v->off == d->length) {
     v->have = false;
-    v->slot[e->slot].queued = true;
+    v->slot[slot].queued = true;
   }
+}
+
+/* Reliable Delivery, going back: queues message `seq` again, re-split from its descriptor in
+ * the ring (the host's memory stays put until the send completes). The descriptor is read and
+ * checked again: one the host changed under the send fails it with the check's status, and the
+ * connection breaks. false if nothing was queued. */
+static bool sq_resend(struct fw *fw, unsigned vi, const struct fw_vi_view *w, uint32_t seq) {
+  struct fw_vi *v = &fw->vi[vi];
+  for (uint32_t i = v->sq_done; i != v->sq_cons; i = ring_next(i)) {
+    struct fw_sqslot *sl = &v->slot[ring_slot(i)];
+    uint32_t k = (seq - sl->first_seq) & (FW_NSEQ - 1u);
+    if (k >= sl->nmsg) continue;
+    struct hostif_desc d;
+    fw_sram_desc_in(fw, &d, FW_SLOT_ADDR(vi, sq, i));
+    uint32_t off = k * FW_MAX_PAYLOAD;
+    uint32_t st = fw_check_desc(fw, &d, w->ptag, true);
+    if (st == HOSTIF_ST_DONE &&
+        (d.length != sl->len || !desc_sane(&d, off) || (off >= d.length && off != 0)))
+      st = HOSTIF_ST_FORMAT;
+    if (st != HOSTIF_ST_DONE) {
+      if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
+      count_error(fw, st);
+      fw_reliab_transport_break(fw, vi);
+      return false;
+    }
+    sq_queue(fw, vi, w, &d, off, seq, ring_slot(i));
+    fw_count64v(&fw_ctr(fw)->retransmits);
+    return true;
+  }
+  fw_fault(fw, HOSTIF_FAULT_RELIAB_RESEND);
+  return false;
+}
+
+/* A reliable VI's step: the Sender decides what goes (a new message when the window has
+ * room, or one again after a timeout); the queue offers it new messages. */
+static bool sq_step_reliable(struct fw *fw, unsigned vi, struct fw_vi_view *w, uint32_t prod) {
+  struct fw_vi *v = &fw->vi[vi];
+  if (v->tx_want) {
+    bool queued = false;
+    if (w->state != HOSTIF_VI_CONNECTED) {
+      /* broken: nothing more goes */
+    } else if (v->tx_want_seq == v->tx_seq) {
+      if (v->have && desc_sane(&v->desc, v->off)) {
+        sq_emit(fw, vi, w);
+        queued = true;
+      }
+    } else {
+      queued = sq_resend(fw, vi, w, v->tx_want_seq);
+    }
+    v->tx_want = false;
+    if (queued && !datapath_raise(&fw->dp, datapath_EV_doorbell))
+      fw_fault(fw, HOSTIF_FAULT_RAISE_DOORBELL_SQ);
+    fw_reliab_tx_taken(fw, vi);
+    return true;
+  }
+  if (!v->have && !sq_fetch(fw, vi, w, prod)) return false;
+  if (!v->have) return true; /* fetched, and it failed validation */
+  if (w->state != HOSTIF_VI_CONNECTED || !v->rel_on) {
+    sq_abort(fw, vi, v->brk_st);
+    return true;
+  }
+  if (!desc_sane(&v->desc, v->off)) { /* never: see desc_sane */
+    fw_fault(fw, HOSTIF_FAULT_SQ_DESC_INSANE);
+    sq_abort(fw, vi, HOSTIF_ST_FORMAT);
+    return true;
+  }
+  fw_reliab_offer(fw, vi);
+  return v->tx_want;
 }
 
 /* One step of work for a VI: false when it has nothing more to do. */
@@ -235,10 +330,11 @@ static bool sq_step(struct fw *fw, unsigned vi) {
   //@ assert datapath_INV((&fw->dp));
   //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
+  if (v->rel_on || v->tx_want) return sq_step_reliable(fw, vi, &w, prod);
   if (!v->have && !sq_fetch(fw, vi, &w, prod)) return false;
   if (!v->have) return true; /* fetched, and it failed validation */
   if (w.state != HOSTIF_VI_CONNECTED) {
-    sq_abort(fw, vi, HOSTIF_ST_DISCONNECTED);
+    sq_abort(fw, vi, v->brk_st);
     return true;
   }
   if (!desc_sane(&v->desc, v->off)) { /* never: see desc_sane */
@@ -284,6 +380,7 @@ static void sq_watch(struct fw *fw) {
  * multiple of HOSTIF_NVI) without the wrap. No loop variant for the outer loop: it runs while
  * hosts post descriptors that fail at once (each completes, freeing its slot). */
 void fw_sq_pump(struct fw *fw) {
+  fw_reliab_pump(fw);
   fw_ack_pump(fw);
   sq_watch(fw);
   /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
@@ -317,8 +414,8 @@ void fw_sq_msg_done(struct fw *fw, struct fw_txe *e) {
   fw->sq_work |= 1u << e->vi; /* a slot may have come free for a waiting descriptor */
 }
 
-/* Sequence numbers are free-running: a is at or before b. */
-static bool seq_le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
+/* Sequence numbers are modulo FW_NSEQ: a is at or before b. */
+static bool seq_le(uint32_t a, uint32_t b) { return a == b || fw_reliab_seq_lt(a, b); }
 
 void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq) {
   struct fw_vi *v = &fw->vi[vi];
@@ -337,7 +434,7 @@ void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st) {
   bool hit = false;
   for (uint32_t i = v->sq_done; i != v->sq_cons; i = ring_next(i)) {
     struct fw_sqslot *sl = &v->slot[ring_slot(i)];
-    bool before = sl->await_ack && (int32_t)(sl->last_seq - seq) < 0;
+    bool before = sl->await_ack && fw_reliab_seq_lt(sl->last_seq, seq);
     sl->await_ack = false;
     if (before || sl->status != HOSTIF_ST_DONE) continue; /* arrived whole (FIFO), or failed here */
     /* the transfer holding the refused message, then those after it: the connection broke */

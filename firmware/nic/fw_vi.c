@@ -3,6 +3,7 @@
  * firmware runs; and breaking a connection from this side. Freestanding. */
 #include "fw_vi.h"
 
+#include "fw_reliab.h"
 #include "fw_rq.h"
 #include "fw_sq.h"
 
@@ -32,6 +33,7 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   v->rx_active = false;
   v->ack_due = false;
   v->nack_status = 0;
+  v->rst_want = false;
   v->gen = gen;
   v->sq_cons = v->sq_done = fw_sram_rd32(fw, FW_RING_CONS(vi, sq));
   v->rq_done = fw_sram_rd32(fw, FW_RING_DONE(vi, rq));
@@ -42,13 +44,15 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
 void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   fw_vi_read(fw, vi, w);
-  if (w->gen != v->gen) vi_forget(fw, vi, w->gen);
+  bool fresh = w->gen != v->gen;
+  if (fresh) vi_forget(fw, vi, w->gen);
   uint32_t key = conn_key(w);
-  if (key != v->conn_key) {
+  if (fresh || key != v->conn_key) {
     v->conn_key = key;
     v->tx_seq = 0;
     v->rx_active = false;
     if (fw->ack_watch & fw_vi_bit(vi)) fw_sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
+    fw_reliab_reset(fw, vi, w);
   }
   /* Rings re-initialised by the host (a new VI in this entry): adopt them when idle. */
   uint32_t sc = fw_sram_rd32(fw, FW_RING_CONS(vi, sq)), sd = fw_sram_rd32(fw, FW_RING_DONE(vi, sq));
@@ -70,4 +74,5 @@ void fw_vi_break(struct fw *fw, unsigned vi) {
   fw_sram_wr32(fw, FW_VI_FIELD(vi, state), HOSTIF_VI_ERROR);
   fw_count64v(&fw_ctr(fw)->conn_broken);
   fw_rq_flush(fw, vi);
+  fw_reliab_broken(fw, vi);
 }

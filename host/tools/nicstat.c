@@ -1,7 +1,8 @@
 /* nicstat: prints a NIC's counters from its window, without disturbing it: the hardware's
  * (doorbells, host signals, host DMA descriptors/bytes/errors/busy time, link frames, bytes,
  * drops, busy time, receive truncations) and the firmware's struct hostif_counters (messages
- * and bytes each way, drops by reason, protection and format errors, events dispatched by
+ * and bytes each way, drops by reason, protection and format errors, Reliable Delivery's
+ * acknowledgements and retransmissions, events dispatched by
  * type, DMA busy time, the PANIC VM's packets, activations and aborts by reason), and for a NIC
  * whose firmware is the LANai image on nicd's simulator its processor: pc, fault, and
  * instructions and cycles by event class.
@@ -108,6 +109,9 @@ static void show(const char *dev) {
     printf("    reliable: acks sent %" PRIu64 ", received %" PRIu64 "; nacks sent %" PRIu64
            ", received %" PRIu64 "; connections broken %" PRIu64 "\n",
            k.tx_acks, k.rx_acks, k.tx_nacks, k.rx_nacks, k.conn_broken);
+    printf("    retransmission: resent %" PRIu64 ", timeouts %" PRIu64 "; dropped duplicate %"
+           PRIu64 ", ahead %" PRIu64 "; transport breaks %" PRIu64 "\n",
+           k.retransmits, k.rto_expired, k.rx_drop_dup, k.rx_drop_ooo, k.transport_breaks);
     printf("    faults %" PRIu64 ", unknown doorbells %" PRIu64 "\n", k.fw_faults, k.bad_doorbells);
     print_faults(&k);
     static const char *const isr_names[14] = {"host_sig", "send",  "recv",   "head",   "buff",

@@ -7,11 +7,23 @@
  * a VI in ERROR has its outstanding descriptors completed with VIP_STATUS_DESC_FLUSHED_ERROR
  * after the completions the NIC already wrote are taken (so nothing the NIC delivered is
  * reported as flushed). Waiters sleep in slices of at most 5 ms and nicd signals the VI when
- * it breaks it, so a blocked call returns within milliseconds of the state change. */
+ * it breaks it, so a blocked call returns within milliseconds of the state change.
+ * The first time a VI is seen broken, the error callback (VipErrorCallback) hears of it as VIA
+ * reports a lost connection: VIP_ERROR_CONN_LOST on the VI (sends the firmware gave up on after
+ * Reliable Delivery's retry limit complete VIP_STATUS_TRANSPORT_ERROR). */
 #include "vipl_internal.h"
 
 bool vipl_vi_broken(struct vvi *v) {
   if (lnic_vi_state(v->lv) != HOSTIF_VI_ERROR) return false;
+  if (!v->conn_lost) {
+    v->conn_lost = true;
+    if (v->nic->err_handler) {
+      VIP_ERROR_DESCRIPTOR ed = {.NicHandle = v->nic->handle, .ViHandle = v->handle,
+                                 .ResourceCode = VIP_RESOURCE_VI,
+                                 .ErrorCode = VIP_ERROR_CONN_LOST};
+      v->nic->err_handler(v->nic->err_ctx, &ed);
+    }
+  }
   if (lnic_wq_outstanding(v->lv, NIC_SQ) || lnic_wq_outstanding(v->lv, NIC_RQ)) {
     lnic_progress(v->lv, NIC_SQ);
     lnic_progress(v->lv, NIC_RQ);

@@ -147,6 +147,7 @@ VIP_RETURN VipDisconnect(VIP_VI_HANDLE ViHandle) {
   lnic_lock(v->nic->dev);
   lnic_wq_flush(v->lv, NIC_SQ, HOSTIF_ST_FLUSHED);
   lnic_wq_flush(v->lv, NIC_RQ, HOSTIF_ST_FLUSHED);
+  v->conn_lost = false;   /* a later connection's break is reported again */
   lnic_unlock(v->nic->dev);
   return VIP_SUCCESS;
 }

@@ -48,6 +48,7 @@ struct vvi {
   struct vcq *cq[2];                  /* [NIC_SQ], [NIC_RQ] */
   uint32_t completed[2], cq_reported[2];
   bool pending_connect;
+  bool conn_lost;                     /* its break was reported (VIP_ERROR_CONN_LOST) */
 };
 
 #define VCQ_MAX_MEMBERS (2 * HOSTIF_NVI)

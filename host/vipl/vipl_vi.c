@@ -21,6 +21,7 @@ static uint32_t vip_status(const struct lnic_cqe *c) {
   case HOSTIF_ST_LENGTH: s |= VIP_STATUS_LENGTH_ERROR; break;
   case HOSTIF_ST_FORMAT: s |= VIP_STATUS_FORMAT_ERROR; break;
   case HOSTIF_ST_DISCONNECTED: s |= VIP_STATUS_TRANSPORT_ERROR; break;
+  case HOSTIF_ST_TRANSPORT: s |= VIP_STATUS_TRANSPORT_ERROR; break;      /* the retry limit */
   case HOSTIF_ST_FLUSHED: s |= VIP_STATUS_DESC_FLUSHED_ERROR; break;
   case HOSTIF_ST_REMOTE: s |= VIP_STATUS_REMOTE_DESC_ERROR; break;
   default: s |= VIP_STATUS_FORMAT_ERROR; break;

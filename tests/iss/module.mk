@@ -2,7 +2,7 @@
 # natively and for LANai (run by lanai-run), decoder conformance against llvm-objdump,
 # faults, the image reader, and the fuzz targets.
 ISS_T        := $(B)/tests/iss
-ISS_PROGS    := libcalls suite demo vm crc datapath
+ISS_PROGS    := libcalls suite demo vm crc datapath reliab
 ISS_PROG_RT  := $(LANAI_OUT)/obj/firmware/lanai/crt0.o $(LANAI_RT_SRCS:%.c=$(LANAI_OUT)/obj/%.o)
 ISS_IMGS     := $(ISS_PROGS:%=$(ISS_T)/%.img)
 ISS_NATIVE   := $(ISS_PROGS:%=$(ISS_T)/%.native)
@@ -87,3 +87,12 @@ bench-lanai-iss: $(B)/bench/iss/bench_iss $(ISS_BENCH_NATIVE) $(ISS_BENCH_PROGS:
 # Objects reached through the pattern chains above are kept, not deleted as intermediates.
 .SECONDARY: $(ISS_PROGS:%=$(LANAI_OUT)/obj/tests/iss/progs/%.o) \
             $(ISS_PROGS:%=$(B)/san/tests/iss/progs/%.o) $(ISS_BENCH_PROGS:%=$(B)/obj/tests/iss/progs/%.o)
+
+# Reliable Delivery's generated machines (gen/reliab), with the LANai objects the firmware links
+# (built with the flags firmware/nic/module.mk gives them).
+ISS_RL_OBJS := $(LANAI_OUT)/obj/tests/iss/progs/reliab.o $(B)/san/tests/iss/progs/reliab.o
+$(ISS_RL_OBJS): $(RELIAB_GEN)/.stamp
+$(LANAI_OUT)/obj/tests/iss/progs/reliab.o: LANAI_INCLUDES += -I$(RELIAB_GEN)
+$(B)/san/tests/iss/progs/reliab.o: INCLUDES += -I$(RELIAB_GEN)
+$(ISS_T)/reliab.img: $(RELIAB_C:%.c=$(LANAI_OUT)/obj/%.o)
+$(ISS_T)/reliab.native: $(RELIAB_C:%.c=$(B)/san/%.o)

@@ -29,3 +29,12 @@ FUZZ_BINS += $(B)/fuzz/fuzz_wire
 $(B)/fuzz/fuzz_wire: tests/nic/fuzz_wire.c firmware/nic/fw_wire.c hw/link.c hw/crc32.c $(wildcard firmware/nic/fw_wire.h hw/link.h hw/crc32.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ifirmware/nic -Ihw -o $@ tests/nic/fuzz_wire.c firmware/nic/fw_wire.c hw/link.c hw/crc32.c -lz
+
+# Reliable Delivery's retransmission in the real firmware over a faulty in-memory fabric
+# (tests/nic/test_reliab.c).
+TEST_BINS += $(NIC_T)/test_reliab
+TESTS     += $(NIC_T)/test_reliab
+$(B)/san/tests/nic/%.o: $(RELIAB_GEN)/.stamp
+$(NIC_T)/test_reliab: $(B)/san/tests/nic/test_reliab.o $(B)/san/tests/nic/rawhost.o $(FWNIC_LIB_SAN) $(HW_LIB_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(FWNIC_LIB_SAN) $(HW_LIB_SAN) $(HW_LDLIBS) -lrt -o $@

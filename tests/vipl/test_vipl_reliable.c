@@ -3,8 +3,9 @@
  * transfer the peer cannot take (no receive descriptor; an RDMA Write to memory the peer did
  * not register for it) completes with the peer's reason at the sender, touches no memory,
  * breaks the connection on both sides, flushes the receiver's posted descriptors and fails
- * every later send; on an unreliable VI the same loss is the receiver's counted drop and the
- * connection stays up. */
+ * every later send, and is reported to the error callback once as VIP_ERROR_CONN_LOST on the
+ * VI; on an unreliable VI the same loss is the receiver's counted drop and the connection stays
+ * up. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
@@ -137,11 +138,25 @@ static int server(int sc, int to_client, int from_client) {
   return 0;
 }
 
+/* The error callback: connections lost on the VI it watches. */
+static VIP_VI_HANDLE g_watched;
+static int g_lost, g_other;
+static void on_error(VIP_PVOID ctx, VIP_ERROR_DESCRIPTOR *d) {
+  (void)ctx;
+  if (d->ErrorCode == VIP_ERROR_CONN_LOST && d->ResourceCode == VIP_RESOURCE_VI &&
+      d->ViHandle == g_watched)
+    g_lost++;
+  else
+    g_other++;
+}
+
 /* nic1: connects and sends what the scenario says; checks its completions. */
 static int client(int sc, int to_server, int from_server) {
   struct ep e;
   int rc = ep_open(&e, nicd_dev(1), sc != S_UNRELIABLE_NO_DESC);
   if (rc) return 10 + rc;
+  g_watched = e.vi;
+  if (VipErrorCallback(e.nic, NULL, on_error) != VIP_SUCCESS) return 19;
   for (uint32_t j = 0; j < REGION; j++) e.mem[j] = (uint8_t)(j * 13u);
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
@@ -191,6 +206,13 @@ static int client(int sc, int to_server, int from_server) {
     if (VipPostSend(e.vi, &e.d[1], e.dmh) != VIP_SUCCESS) return 61;
     if (VipSendWait(e.vi, 10000, &got) != VIP_SUCCESS || got != &e.d[1]) return 62;
     if (!(got->CS.Status & VIP_STATUS_ERROR_MASK)) return 63;
+    if (VipSendDone(e.vi, &got) != VIP_NOT_DONE) return 64;
+    if (g_lost != 1 || g_other) {   /* reported once, however often the VI is looked at */
+      fprintf(stderr, "client: %d connection-lost reports, %d others\n", g_lost, g_other);
+      return 65;
+    }
+  } else if (g_lost || g_other) {
+    return 66;
   }
   if (write(to_server, "d", 1) != 1) return 24;
   char c;
