@@ -48,7 +48,14 @@ void vitab_unpair(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, un
 }
 
 /* The peer of a connected VI learns that it is gone: ERROR (and its host signalled) here, or
- * through its nicd's control connection when it is another nicd's node. */
+ * through its nicd's control connection when it is another nicd's node. A VI in ERROR still
+ * names its peer: when the network broke it (the retry limit), the reset the firmware sent is
+ * best effort, so its peer is told again here; a peer that has moved on (not connected, or
+ * connected to another VI) is left alone. */
+static bool names_peer(uint32_t state) {
+  return state == HOSTIF_VI_CONNECTED || state == HOSTIF_VI_ERROR;
+}
+
 static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
   if (nicd_local(d, v->remote_node) < 0) {
     if (d->udp) peer_vi_broken(node, vi, v->remote_node, v->remote_vi);
@@ -64,7 +71,7 @@ static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif
 void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {
   struct hostif_vi *v = vitab_vi(d, node, vi);
   if (!v) return;
-  if (ld(&v->state) == HOSTIF_VI_CONNECTED) break_peer(d, node, vi, v);
+  if (names_peer(ld(&v->state))) break_peer(d, node, vi, v);
   if (ld(&v->state) != HOSTIF_VI_FREE) st(&v->state, HOSTIF_VI_IDLE);
 }
 
@@ -92,7 +99,7 @@ void vitab_reap(struct nicd *d) {
       pid_t pid = (pid_t)v->owner_pid;
       if (s == HOSTIF_VI_FREE || pid <= 0) continue;
       if (!owner_gone(pid)) continue;
-      if (s == HOSTIF_VI_CONNECTED) break_peer(d, n, i, v);
+      if (names_peer(s)) break_peer(d, n, i, v);
       st(&v->state, HOSTIF_VI_FREE);
     }
 }
