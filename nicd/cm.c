@@ -138,13 +138,16 @@ static void do_stats(int c, unsigned node) {
   reply(c,
         "OK tx_msgs=%llu tx_bytes=%llu rx_msgs=%llu rx_bytes=%llu drop_no_vi=%llu "
         "drop_no_desc=%llu drop_malformed=%llu drop_checksum=%llu truncated=%llu "
-        "protection=%llu format=%llu",
+        "protection=%llu format=%llu retransmits=%llu rto_expired=%llu drop_dup=%llu "
+        "drop_ooo=%llu transport_breaks=%llu",
         (unsigned long long)k->tx_msgs, (unsigned long long)k->tx_bytes,
         (unsigned long long)k->rx_msgs, (unsigned long long)k->rx_bytes,
         (unsigned long long)k->rx_drop_no_vi, (unsigned long long)k->rx_drop_no_desc,
         (unsigned long long)k->rx_drop_malformed, (unsigned long long)k->rx_drop_checksum,
         (unsigned long long)k->rx_truncated, (unsigned long long)k->protection_errors,
-        (unsigned long long)k->format_errors);
+        (unsigned long long)k->format_errors, (unsigned long long)k->retransmits,
+        (unsigned long long)k->rto_expired, (unsigned long long)k->rx_drop_dup,
+        (unsigned long long)k->rx_drop_ooo, (unsigned long long)k->transport_breaks);
 }
 
 /* A NIC whose processor faulted (nicd --lanai) takes no part in connection set-up. */

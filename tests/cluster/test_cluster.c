@@ -6,8 +6,8 @@
  * counted and it keeps working; a connection to a node whose nicd is not there fails quickly;
  * nicd A SIGKILLed under programs waiting on B gives them errors within 2 s, and a restarted
  * nicd A serves new connections; a cluster file with an error is refused as file:line:col.
- * No fault injection here (until the firmware retransmits, a lost frame stalls a connection):
- * CLUSTER_NICD_ARGS adds options to every nicd (e.g. "--loss 0.01 --seed 7") for lossy runs;
+ * Fault-free (lossy.sh is the faulty network): CLUSTER_NICD_ARGS adds options to every nicd
+ * (e.g. "--loss 0.01 --seed 7");
  * VERINIC_FIRMWARE=lanai runs the LANai image on them (tests/common/nicd_run.h). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
