@@ -31,3 +31,11 @@ TESTS     += bench/smoke.sh
 bench-apps: $(NICD) $(SOVIA_PRELOAD)
 	bench/bench_apps.sh
 TESTS += bench/bench_apps_smoke.sh
+
+# The cluster over UDP (bench/bench_cluster.sh): goodput under injected loss beside kernel TCP
+# between the same namespaces, 1 GiB through a faulty network, 20 % loss. Not in `make test`,
+# except a smoke run with tiny sizes.
+.PHONY: bench-cluster
+bench-cluster: $(NICD) $(SOVIA_PRELOAD) $(B)/bin/vipl_xfer $(B)/bin/nicstat
+	bench/bench_cluster.sh
+TESTS += bench/bench_cluster_smoke.sh
