@@ -119,3 +119,33 @@ bool lanai_run(struct lanai_nic *l, unsigned node) {
   else publish(l);
   return did;
 }
+
+/* An instruction takes at most this many cycles (a register-page load whose result the next
+ * instruction uses: 1 + 1 + 3, hw/lanai/README.md), so a budget of room / VT_MAX_CPI
+ * instructions never carries the processor past its limit. */
+#define VT_MAX_CPI 8u
+
+bool lanai_run_timed(struct lanai_nic *l, unsigned node, uint64_t limit_ns, uint64_t hz) {
+  if (l->faulted) return true;
+  struct iss_board *b = &l->bd;
+  b->timed = true;
+  b->hz = hz;
+  for (;;) {
+    if (l->vt_ns >= limit_ns) return false;
+    uint64_t room = (uint64_t)(((unsigned __int128)(limit_ns - l->vt_ns) * hz) / 1000000000u);
+    uint64_t budget = room / VT_MAX_CPI;
+    if (budget == 0) return false;
+    if (budget > SLICE_INSNS) budget = SLICE_INSNS;
+    b->saw_event = b->events_read = false;
+    enum iss_stop stop = iss_run(l->cpu, budget);
+    l->vt_ns = iss_board_now(b);
+    if (stop == ISS_STOP_FAULT) {
+      fault(l, node);
+      return true;
+    }
+    if (stop == ISS_STOP_YIELD) {
+      publish(l);
+      return true;
+    }
+  }
+}

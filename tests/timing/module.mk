@@ -13,3 +13,19 @@ FUZZ_BINS += $(B)/fuzz/fuzz_profile
 $(B)/fuzz/fuzz_profile: tests/timing/fuzz_profile.c hw/profile.c hw/profile.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihw -o $@ tests/timing/fuzz_profile.c hw/profile.c
+
+# E-UDP's analytic model (eudp_model.c) for the test bed profile, against hand-computed values.
+TEST_BINS += $(TIMING_T)/test_eudp_model
+TESTS     += $(TIMING_T)/test_eudp_model
+$(TIMING_T)/test_eudp_model: $(B)/san/tests/timing/test_eudp_model.o $(B)/san/tests/timing/eudp_model.o $(HW_LIB_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -o $@
+
+# `make bench-paper`: the papers' figures in timing mode (bench_paper.c), tables and plots into
+# build/bench/paper/.
+BENCH_PAPER := $(B)/bench/timing/bench_paper
+$(B)/obj/tests/timing/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic
+$(BENCH_PAPER): $(B)/obj/tests/timing/bench_paper.o $(B)/obj/tests/timing/eudp_model.o \
+                $(B)/obj/bench/summary.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(VIPL_LIB) $(HW_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) $(HW_LIB) $(HW_LDLIBS) -lpthread -lrt -o $@

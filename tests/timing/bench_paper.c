@@ -1,0 +1,311 @@
+/* bench_paper.c: `make bench-paper`: the E-UDP paper's Figs. 10-14 reproduced in nicd's timing
+ * mode (nicd --timing PROFILE --lanai), beside E-UDP's analytic model computed from the same
+ * profile and the paper's numbers. VIPL messages on a reliable VI carry the pipelined data path
+ * (E-UDP's datagram sockets are not built). Every number of the simulation is virtual time, so
+ * a run gives the same table on any machine, loaded or not.
+ *
+ *   bench_paper eudp PROFILE [OUT.dat]   one profile: latency and bandwidth vs message size,
+ *                                        model, paper; OUT.dat for gnuplot (bench/paper.gp)
+ *   bench_paper det PROFILE              a short ping-pong: one line of virtual times (the
+ *                                        determinism test runs it twice and compares)
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../bench/stats.h"
+#include "../../bench/summary.h"
+#include "../../hw/profile.h"
+#include "../common/nicd_run.h"
+#include "eudp_model.h"
+#include "vipl.h"
+#include "window.h"
+
+#define MAXMSG (64u << 10)
+#define NPOST 32
+#define WINDOW 16          /* sends ahead of the receiver's credit */
+#define NLAT 7
+#define NBW 6
+static const uint32_t lat_sizes[NLAT] = {4, 256, 1024, 4096, 8192, 16384, 32768};
+static const uint32_t bw_sizes[NBW] = {256, 1024, 4096, 8192, 16384, 32768};
+#define LAT_ITERS 6         /* after 2 warm-up round trips; virtual time repeats itself */
+#define BW_MSGS 48
+
+struct result {
+  double lat[NLAT];        /* one-way, us (RTT / 2, median) */
+  double cyc[NLAT];        /* LANai cycles of both NICs per round trip */
+  double bw[NBW];          /* MB/s */
+};
+
+static void die(const char *what) {
+  fprintf(stderr, "bench-paper: %s\n", what);
+  exit(1);
+}
+
+/* ---- one VIPL endpoint ---- */
+struct vep {
+  VIP_NIC_HANDLE nic;
+  VIP_VI_HANDLE vi;
+  VIP_MEM_HANDLE mh;
+  uint8_t *buf;
+  VIP_DESCRIPTOR *rd, *sd;
+  unsigned out;
+};
+
+static void post_recvs(struct vep *e) {
+  for (int i = 0; i < NPOST; i++) {
+    VIP_DESCRIPTOR *d = &e->rd[i];
+    d->CS.SegCount = 1;
+    d->DS[0].Local.Data.Address = e->buf;
+    d->DS[0].Local.Handle = e->mh;
+    d->DS[0].Local.Length = MAXMSG;
+    if (VipPostRecv(e->vi, d, e->mh)) die("post recv");
+  }
+}
+
+static void vep_open(struct vep *e, int node) {
+  VIP_PROTECTION_HANDLE pt;
+  memset(e, 0, sizeof *e);
+  if (VipOpenNic(nicd_dev(node), &e->nic) || VipCreatePtag(e->nic, &pt)) die("open");
+  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
+                         .MaxTransferSize = MAXMSG, .Ptag = pt};
+  if (VipCreateVi(e->nic, &a, NULL, NULL, &e->vi)) die("create vi");
+  size_t len = 2 * (size_t)MAXMSG + 2 * NPOST * sizeof(VIP_DESCRIPTOR);
+  e->buf = aligned_alloc(4096, len);
+  memset(e->buf, 0, len);
+  VIP_MEM_ATTRIBUTES ma = {.Ptag = pt};
+  if (VipRegisterMem(e->nic, e->buf, len, &ma, &e->mh)) die("register");
+  e->rd = (VIP_DESCRIPTOR *)(e->buf + 2 * (size_t)MAXMSG);
+  e->sd = e->rd + NPOST;
+  uint8_t raw[16] = {0};
+  VIP_NET_ADDRESS *ad = (VIP_NET_ADDRESS *)raw;
+  ad->HostAddressLen = 2, ad->DiscriminatorLen = 1;
+  ad->HostAddress[2] = 9;
+  post_recvs(e);
+  VIP_VI_ATTRIBUTES ra;
+  if (node == 0) {
+    uint8_t rraw[16];
+    VIP_CONN_HANDLE c;
+    if (VipConnectWait(e->nic, ad, 20000, (VIP_NET_ADDRESS *)rraw, &ra, &c)) die("wait");
+    if (VipConnectAccept(c, e->vi)) die("accept");
+  } else if (VipConnectRequest(e->vi, NULL, ad, 20000, &ra)) {
+    die("connect");
+  }
+}
+
+static void vsend(struct vep *e, unsigned k, uint32_t len, uint32_t imm) {
+  VIP_DESCRIPTOR *d = &e->sd[k % NPOST];
+  d->CS.Control = VIP_CONTROL_OP_SENDRECV | VIP_CONTROL_IMMEDIATE;
+  d->CS.ImmediateData = imm;
+  d->CS.SegCount = 1;
+  d->CS.Length = len;
+  d->DS[0].Local.Data.Address = e->buf + MAXMSG;
+  d->DS[0].Local.Handle = e->mh;
+  d->DS[0].Local.Length = len;
+  if (VipPostSend(e->vi, d, e->mh)) die("post send");
+  e->out++;
+}
+
+static void reap(struct vep *e, bool all) {
+  VIP_DESCRIPTOR *d;
+  while (e->out && (all ? VipSendWait(e->vi, 20000, &d) : VipSendDone(e->vi, &d)) == VIP_SUCCESS) {
+    if (d->CS.Status != VIP_STATUS_DONE) {
+      fprintf(stderr, "bench-paper: a send completed with status 0x%x\n", (unsigned)d->CS.Status);
+      exit(1);
+    }
+    e->out--;
+  }
+}
+
+static uint32_t vrecv(struct vep *e) {
+  VIP_DESCRIPTOR *d;
+  VIP_RETURN rc = VipRecvWait(e->vi, 20000, &d);
+  if (rc != VIP_SUCCESS || (d->CS.Status & VIP_STATUS_ERROR_MASK)) {
+    fprintf(stderr, "bench-paper: receive: %d, status 0x%x\n", (int)rc, d ? (unsigned)d->CS.Status : 0);
+    exit(1);
+  }
+  uint32_t imm = d->CS.ImmediateData;
+  d->CS.Control = 0;
+  if (VipPostRecv(e->vi, d, e->mh)) die("repost");
+  return imm;
+}
+
+/* LANai cycles both NICs' processors spent so far (their windows' cpu blocks). */
+static struct hwin win[2];
+static double cycles_now(void) {
+  double c = 0;
+  for (int i = 0; i < 2; i++) c += (double)atomic_load(&win[i].regs->cpu.cycles);
+  return c;
+}
+
+/* node 0 echoes; node 1 measures and writes the result to fd. */
+static void side(int node, int fd, unsigned nlat, unsigned nbw) {
+  struct vep e;
+  vep_open(&e, node);
+  if (node == 1)
+    for (int i = 0; i < 2; i++)
+      if (hwin_open(&win[i], nicd_dev(i)) != 0) die("window");
+  struct result res = {0};
+  double s[LAT_ITERS];
+  for (unsigned li = 0; li < nlat; li++) {
+    uint32_t sz = lat_sizes[li];
+    double c0 = 0;
+    for (unsigned i = 0; i < LAT_ITERS + 2; i++) {
+      if (node == 1) {
+        if (i == 2) c0 = cycles_now();
+        double t0 = stats_now_us();
+        vsend(&e, i, sz, i);
+        vrecv(&e);
+        if (i >= 2) s[i - 2] = (stats_now_us() - t0) / 2;
+      } else {
+        vrecv(&e);
+        vsend(&e, i, sz, i);
+      }
+      reap(&e, false);
+    }
+    if (node == 1) {
+      double p99;
+      stats_med_p99(s, LAT_ITERS, &res.lat[li], &p99);
+      res.cyc[li] = (cycles_now() - c0) / LAT_ITERS;
+    }
+  }
+  reap(&e, true);
+  for (unsigned bi = 0; bi < nbw; bi++) {
+    uint32_t sz = bw_sizes[bi];
+    if (node == 1) {
+      double t0 = stats_now_us();
+      unsigned credit = 0;
+      for (unsigned i = 0; i < BW_MSGS; i++) {
+        while (i >= credit + WINDOW) credit = vrecv(&e);
+        vsend(&e, i, sz, i);
+        reap(&e, false);
+      }
+      while (credit < BW_MSGS) credit = vrecv(&e);
+      res.bw[bi] = (double)sz * BW_MSGS / (stats_now_us() - t0);
+      reap(&e, true);
+    } else {
+      for (unsigned i = 0; i < BW_MSGS; i++) {
+        vrecv(&e);
+        if ((i + 1) % 4 == 0 || i + 1 == BW_MSGS) vsend(&e, i, 0, i + 1), reap(&e, false);
+      }
+      reap(&e, true);
+    }
+  }
+  /* The last word is node 0's, once all its sends completed: node 1 then closes. */
+  if (node == 0) vsend(&e, 0, 0, 0), reap(&e, true);
+  else vrecv(&e);
+  if (node == 1 && write(fd, &res, sizeof res) != sizeof res) die("result");
+  VipDisconnect(e.vi);
+  VipCloseNic(e.nic);
+}
+
+static int run(const char *profile, unsigned nlat, unsigned nbw, struct result *out) {
+  setenv("VERINIC_TIMING", profile, 1);
+  pid_t nicd = nicd_start(2, false);
+  if (nicd <= 0) return -1;
+  int p[2];
+  if (pipe(p)) return -1;
+  pid_t kid[2];
+  for (int n = 0; n < 2; n++) {
+    if ((kid[n] = fork()) == 0) {
+      close(p[0]);
+      side(n, p[1], nlat, nbw);
+      _exit(0);
+    }
+  }
+  close(p[1]);
+  int ok = read(p[0], out, sizeof *out) == sizeof *out ? 0 : -1;
+  close(p[0]);
+  for (int n = 0; n < 2; n++) waitpid(kid[n], NULL, 0);
+  nicd_stop(nicd, false);
+  return ok;
+}
+
+static int det(const char *profile) {
+  struct result r;
+  if (run(profile, 3, 1, &r) != 0) return 1;
+  printf("latency us:");
+  for (unsigned i = 0; i < 3; i++) printf(" %u B %.4f", lat_sizes[i], r.lat[i]);
+  printf("; bandwidth %u B %.4f MB/s\n", bw_sizes[0], r.bw[0]);
+  return 0;
+}
+
+/* ---- E-UDP ---- */
+static int eudp(const char *path, const char *dat) {
+  struct profile pf;
+  char err[PROFILE_ERR_LEN];
+  if (profile_load(path, &pf, err, sizeof err) != 0) {
+    fprintf(stderr, "bench-paper: %s\n", err);
+    return 2;
+  }
+  struct result r;
+  if (run(path, NLAT, NBW, &r) != 0) {
+    fprintf(stderr, "bench-paper: the timing-mode run failed\n");
+    return 1;
+  }
+  /* The firmware's per-packet and per-byte cost for the model: measured (LANai cycles per
+   * round trip at the smallest and largest size, two messages each), as E-UDP's model uses
+   * the per-packet overheads measured on E-UDP. */
+  struct eudp_params m;
+  eudp_params_from(&m, &pf, r.cyc[0] / 2, (r.cyc[NLAT - 1] - r.cyc[0]) / 2 /
+                                              (lat_sizes[NLAT - 1] - lat_sizes[0]));
+  const struct eudp_paper *pp = eudp_paper_for(path);
+  printf("\n== %s (%s)\n", pf.name, path);
+  printf("Model parameters: per packet %.2f us (host %.2f, NIC firmware %.2f = %.0f cycles), per "
+         "byte: I/O bus %.3f ns, link %.3f ns, firmware %.3f ns\n",
+         eudp_model_overhead_us(&m), m.host_us, m.fw_us, r.cyc[0] / 2, m.bus_ns, m.link_ns,
+         m.fw_ns);
+  printf("One-way latency, us (E-UDP Figs. 10, 12a%s)\n", pp ? pp->fig_lat : "");
+  printf("%8s | %10s | %10s %6s | %12s | %12s\n", "size (B)", "simulated", "model fine", "ratio",
+         "model coarse", "bus minimum");
+  FILE *f = dat ? fopen(dat, "w") : NULL;
+  if (f) fprintf(f, "# size sim_lat model_fine model_coarse bus_min | bw rows below\n");
+  for (unsigned i = 0; i < NLAT; i++) {
+    double fine = eudp_latency_us(&m, lat_sizes[i], true);
+    double coarse = eudp_latency_us(&m, lat_sizes[i], false);
+    double bmin = lat_sizes[i] * 1e6 / (double)pf.hdma_bps;
+    printf("%8u | %10.2f | %10.2f %6.2f | %12.2f | %12.2f\n", lat_sizes[i], r.lat[i], fine,
+           r.lat[i] / fine, coarse, bmin);
+    if (f) fprintf(f, "%u %.3f %.3f %.3f %.3f\n", lat_sizes[i], r.lat[i], fine, coarse, bmin);
+  }
+  printf("Bandwidth, Mb/s (E-UDP Figs. 11, 12b%s)\n", pp ? pp->fig_bw : "");
+  printf("%8s | %10s | %10s %6s | %12s\n", "size (B)", "simulated", "model", "ratio",
+         "paper");
+  if (f) fprintf(f, "\n\n# size sim_bw_mbps model_bw_mbps\n");
+  for (unsigned i = 0; i < NBW; i++) {
+    double sim = r.bw[i] * 8, mod = eudp_bandwidth_mbps(&m, bw_sizes[i]);
+    char paper[32] = "";
+    if (pp && pp->peak_mbps && i == NBW - 1) snprintf(paper, sizeof paper, "%.0f (peak)", pp->peak_mbps);
+    printf("%8u | %10.1f | %10.1f %6.2f | %12s\n", bw_sizes[i], sim, mod, sim / mod, paper);
+    if (f) fprintf(f, "%u %.3f %.3f\n", bw_sizes[i], sim, mod);
+  }
+  if (f) fclose(f);
+  double peak = r.bw[NBW - 1] * 8;
+  if (pp && pp->peak_mbps) {
+    printf("Peak: simulated %.0f Mb/s, %.0f%% of the I/O bus's %.0f Mb/s; paper %.0f Mb/s "
+           "(%.0f%%); ratio %.2f\n", peak, 100 * peak / (pf.hdma_bps * 8e-6),
+           pf.hdma_bps * 8e-6, pp->peak_mbps, 100 * pp->peak_mbps / (pf.hdma_bps * 8e-6),
+           peak / pp->peak_mbps);
+    summary_row("timing mode: E-UDP test bed peak, Mb/s", peak, "E-UDP paper (Fig. 11)",
+                pp->peak_mbps, 1.0, true);
+  }
+  if (pp && pp->note) printf("Paper: %s\n", pp->note);
+  double big = r.lat[NLAT - 1], mf = eudp_latency_us(&m, lat_sizes[NLAT - 1], true);
+  summary_row("timing mode: 32 KiB one-way, us (simulated)", big, "E-UDP model (fine)", mf, 1.05,
+              false);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  signal(SIGPIPE, SIG_IGN);
+  if (argc == 3 && strcmp(argv[1], "det") == 0) return det(argv[2]);
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "eudp") == 0)
+    return eudp(argv[2], argc == 4 ? argv[3] : NULL);
+  fprintf(stderr, "usage: bench_paper eudp PROFILE [OUT.dat] | det PROFILE\n");
+  return 2;
+}
