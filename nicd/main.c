@@ -329,6 +329,7 @@ int main(int argc, char **argv) {
       c.hdma_latency_ns = prof.hdma_setup_ns;
       c.link_bytes_per_s = prof.link_bps;
       c.send_latency_ns = prof.send_setup_ns;
+      if (D.vt_trace) c.trace = vt_trace_engine, c.trace_ctx = &D;
     }
     int err = 0;
     if (takeover_window(name, why, sizeof why) != 0) {

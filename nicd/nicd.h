@@ -144,6 +144,8 @@ void nicd_timing_loop(struct nicd *d);
 /* A host signal raised at virtual time t: the host processes waiting for one of the bits run
  * again at t + wake_ns. */
 void vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns);
+/* --trace: nic_config.trace of every NIC (ctx: the struct nicd). */
+void vt_trace_engine(void *ctx, uint16_t node, enum nic_engine e, uint64_t start, uint64_t end);
 
 /* cm.c: the connection manager (CONNECT.md). Starts its thread; 0 or -errno. */
 int cm_start(struct nicd *d);

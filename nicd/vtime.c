@@ -94,37 +94,23 @@ static uint64_t clock_max(struct nicd *d) {
   return t;
 }
 
-/* ---- trace: busy intervals of each engine and processor ---- */
-enum { TR_CPU, TR_HDMA, TR_SEND, TR_RECV, TR_N };
-static const char *const tr_name[TR_N] = {"cpu", "hdma", "send", "recv"};
-static uint64_t tr_since[NICD_MAX_NICS][TR_N];
-static bool tr_on[NICD_MAX_NICS][TR_N];
+/* ---- trace: busy intervals of each processor (here) and engine (vt_trace_engine) ---- */
+static uint64_t cpu_since[NICD_MAX_NICS];
 
-static void tr_set(struct nicd *d, unsigned i, unsigned e, bool busy, uint64_t t) {
-  if (!d->vt_trace || busy == tr_on[i][e]) return;
-  if (busy) tr_since[i][e] = t;
-  else if (t > tr_since[i][e])
-    fprintf(d->vt_trace, "%u %s %llu %llu\n", (unsigned)d->node[i], tr_name[e],
-            (unsigned long long)tr_since[i][e], (unsigned long long)t);
-  tr_on[i][e] = busy;
+static void tr_cpu(struct nicd *d, unsigned i, bool busy, uint64_t t) {
+  if (!d->vt_trace) return;
+  if (busy) cpu_since[i] = t;
+  else if (t > cpu_since[i])
+    fprintf(d->vt_trace, "%u cpu %llu %llu\n", (unsigned)d->node[i],
+            (unsigned long long)cpu_since[i], (unsigned long long)t);
 }
 
-/* The engines' states after the hardware moved to t. */
-static void tr_engines(struct nicd *d, uint64_t t) {
-  if (!d->vt_trace) return;
-  for (unsigned i = 0; i < d->n; i++) {
-    bool h = false;
-    for (unsigned ch = 0; ch < NIC_HDMA_CHANNELS; ch++) {
-      struct nic_hdma_chan_status st;
-      nic_hdma_status(d->nic[i], ch, &st);
-      h |= st.busy;
-    }
-    struct nic_recv_status rs;
-    nic_recv_status(d->nic[i], &rs);
-    tr_set(d, i, TR_HDMA, h, t);
-    tr_set(d, i, TR_SEND, nic_send_busy(d->nic[i]), t);
-    tr_set(d, i, TR_RECV, rs.state == NIC_RECV_ARMED && rs.frags > 0, t);
-  }
+void vt_trace_engine(void *ctx, uint16_t node, enum nic_engine e, uint64_t start, uint64_t end) {
+  static const char *const name[NIC_ENG_N] = {"hdma", "send", "recv"};
+  struct nicd *d = ctx;
+  if (d->vt_trace && e < NIC_ENG_N)
+    fprintf(d->vt_trace, "%u %s %llu %llu\n", (unsigned)node, name[e], (unsigned long long)start,
+            (unsigned long long)end);
 }
 
 /* Everything up to t is done: hosts waiting for it go on; sleep until one of them moves
@@ -150,6 +136,7 @@ void nicd_timing_loop(struct nicd *d) {
   uint32_t seq[NICD_MAX_NICS];
   for (unsigned i = 0; i < d->n; i++) {   /* booting */
     d->cpu[i].vt_busy = true;
+    tr_cpu(d, i, true, 0);
     d->cpu[i].bd.t0 = 0;
     d->cpu[i].bd.c0 = iss_stats(d->cpu[i].cpu)->cycles;
   }
@@ -165,7 +152,7 @@ void nicd_timing_loop(struct nicd *d) {
       if (l->vt_ns < nic_clock(d->nic[i])) l->vt_ns = nic_clock(d->nic[i]);
       l->bd.t0 = l->vt_ns;
       l->bd.c0 = iss_stats(l->cpu)->cycles;
-      tr_set(d, i, TR_CPU, true, l->vt_ns);
+      tr_cpu(d, i, true, l->vt_ns);
     }
     uint64_t t_hw = NIC_NEVER, t_cpu = NIC_NEVER;
     unsigned ci = 0;
@@ -184,13 +171,11 @@ void nicd_timing_loop(struct nicd *d) {
     }
     if (until == t_min) {
       nic_advance_all(d->nic, d->n, until);
-      tr_engines(d, until);
       expire(d, until);
       continue;
     }
     if (t_hw == t_min) {
       nic_advance_all(d->nic, d->n, t_hw);
-      tr_engines(d, t_hw);
       continue;
     }
     uint64_t limit = bound < t_hw ? bound : t_hw;
@@ -200,14 +185,13 @@ void nicd_timing_loop(struct nicd *d) {
     struct lanai_nic *l = &d->cpu[ci];
     l->bd.wake_ns = d->wake_ns;
     bool idle = lanai_run_timed(l, d->node[ci], limit, d->nic_hz);
-    tr_engines(d, l->vt_ns);
     if (idle) {
       l->vt_busy = false;
-      tr_set(d, ci, TR_CPU, false, l->vt_ns);
+      tr_cpu(d, ci, false, l->vt_ns);
     }
   }
   if (!d->vt_trace) return;
-  for (unsigned i = 0; i < d->n; i++) tr_set(d, i, TR_CPU, false, d->cpu[i].vt_ns);
-  tr_engines(d, clock_max(d));
+  for (unsigned i = 0; i < d->n; i++)
+    if (d->cpu[i].vt_busy) tr_cpu(d, i, false, d->cpu[i].vt_ns);
   fclose(d->vt_trace);
 }

@@ -40,6 +40,7 @@ struct result {
   double lat[NLAT];        /* one-way, us (RTT / 2, median) */
   double cyc[NLAT];        /* LANai cycles of both NICs per round trip */
   double bw[NBW];          /* MB/s */
+  double tx[NBW], rx[NBW]; /* cycles per message of the sending (1) and receiving (0) NIC */
 };
 
 static void die(const char *what) {
@@ -137,11 +138,8 @@ static uint32_t vrecv(struct vep *e) {
 
 /* LANai cycles both NICs' processors spent so far (their windows' cpu blocks). */
 static struct hwin win[2];
-static double cycles_now(void) {
-  double c = 0;
-  for (int i = 0; i < 2; i++) c += (double)atomic_load(&win[i].regs->cpu.cycles);
-  return c;
-}
+static double cycles_of(int i) { return (double)atomic_load(&win[i].regs->cpu.cycles); }
+static double cycles_now(void) { return cycles_of(0) + cycles_of(1); }
 
 /* node 0 echoes; node 1 measures and writes the result to fd. */
 static void side(int node, int fd, unsigned nlat, unsigned nbw) {
@@ -178,7 +176,7 @@ static void side(int node, int fd, unsigned nlat, unsigned nbw) {
   for (unsigned bi = 0; bi < nbw; bi++) {
     uint32_t sz = bw_sizes[bi];
     if (node == 1) {
-      double t0 = stats_now_us();
+      double t0 = stats_now_us(), c0 = cycles_of(0), c1 = cycles_of(1);
       unsigned credit = 0;
       for (unsigned i = 0; i < BW_MSGS; i++) {
         while (i >= credit + WINDOW) credit = vrecv(&e);
@@ -187,6 +185,8 @@ static void side(int node, int fd, unsigned nlat, unsigned nbw) {
       }
       while (credit < BW_MSGS) credit = vrecv(&e);
       res.bw[bi] = (double)sz * BW_MSGS / (stats_now_us() - t0);
+      res.tx[bi] = (cycles_of(1) - c1) / BW_MSGS;
+      res.rx[bi] = (cycles_of(0) - c0) / BW_MSGS;
       reap(&e, true);
     } else {
       for (unsigned i = 0; i < BW_MSGS; i++) {
@@ -197,7 +197,11 @@ static void side(int node, int fd, unsigned nlat, unsigned nbw) {
     }
   }
   /* The last word is node 0's, once all its sends completed: node 1 then closes. */
-  if (node == 0) vsend(&e, 0, 0, 0), reap(&e, true);
+  if (node == 0) {   /* its completion may race the peer's disconnection: not checked */
+    VIP_DESCRIPTOR *d;
+    vsend(&e, 0, 0, 0);
+    while (e.out && VipSendWait(e.vi, 20000, &d) == VIP_SUCCESS) e.out--;
+  }
   else vrecv(&e);
   if (node == 1 && write(fd, &res, sizeof res) != sizeof res) die("result");
   VipDisconnect(e.vi);
@@ -248,18 +252,24 @@ static int eudp(const char *path, const char *dat) {
     fprintf(stderr, "bench-paper: the timing-mode run failed\n");
     return 1;
   }
-  /* The firmware's per-packet and per-byte cost for the model: measured (LANai cycles per
-   * round trip at the smallest and largest size, two messages each), as E-UDP's model uses
-   * the per-packet overheads measured on E-UDP. */
+  /* The firmware's per-packet and per-byte cost for the model: measured in the streaming
+   * run (LANai cycles per message of the sending and the receiving NIC at the smallest and
+   * the largest size), as E-UDP's model uses the per-packet overheads measured on E-UDP. */
+  double span = bw_sizes[NBW - 1] - bw_sizes[0];
+  struct eudp_fw fw = {.tx_per_byte = (r.tx[NBW - 1] - r.tx[0]) / span,
+                       .rx_per_byte = (r.rx[NBW - 1] - r.rx[0]) / span};
+  fw.tx_cycles = r.tx[0] - fw.tx_per_byte * bw_sizes[0];
+  fw.rx_cycles = r.rx[0] - fw.rx_per_byte * bw_sizes[0];
   struct eudp_params m;
-  eudp_params_from(&m, &pf, r.cyc[0] / 2, (r.cyc[NLAT - 1] - r.cyc[0]) / 2 /
-                                              (lat_sizes[NLAT - 1] - lat_sizes[0]));
+  eudp_params_from(&m, &pf, &fw);
   const struct eudp_paper *pp = eudp_paper_for(path);
   printf("\n== %s (%s)\n", pf.name, path);
-  printf("Model parameters: per packet %.2f us (host %.2f, NIC firmware %.2f = %.0f cycles), per "
-         "byte: I/O bus %.3f ns, link %.3f ns, firmware %.3f ns\n",
-         eudp_model_overhead_us(&m), m.host_us, m.fw_us, r.cyc[0] / 2, m.bus_ns, m.link_ns,
-         m.fw_ns);
+  printf("Model parameters: per packet %.2f us (host %.2f; firmware %.2f sending, %.2f "
+         "receiving = %.0f + %.0f cycles); per byte: I/O bus %.3f ns, link %.3f ns, firmware "
+         "%.3f ns sending, %.3f ns receiving (%.2f + %.2f cycles)\n",
+         eudp_model_overhead_us(&m), m.host_us, m.fw_tx_us, m.fw_rx_us, fw.tx_cycles,
+         fw.rx_cycles, m.bus_ns, m.link_ns, m.fw_tx_ns, m.fw_rx_ns, fw.tx_per_byte,
+         fw.rx_per_byte);
   printf("One-way latency, us (E-UDP Figs. 10, 12a%s)\n", pp ? pp->fig_lat : "");
   printf("%8s | %10s | %10s %6s | %12s | %12s\n", "size (B)", "simulated", "model fine", "ratio",
          "model coarse", "bus minimum");

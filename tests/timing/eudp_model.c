@@ -5,29 +5,32 @@
 
 #define EUDP_CHUNK 1024.0   /* esm/machines/datapath.esm: CHUNK */
 
-void eudp_params_from(struct eudp_params *m, const struct profile *p, double fw_cycles,
-                      double fw_cycles_per_byte) {
+void eudp_params_from(struct eudp_params *m, const struct profile *p, const struct eudp_fw *fw) {
+  double hz = (double)p->nic_hz;
   memset(m, 0, sizeof *m);
   m->host_send_us = p->host_call_ns / 1e3;
   m->host_recv_us = (p->host_wake_ns + p->host_call_ns) / 1e3;
   m->host_us = m->host_send_us + m->host_recv_us;
-  m->fw_us = fw_cycles / (double)p->nic_hz * 1e6;
+  m->fw_tx_us = fw->tx_cycles / hz * 1e6;
+  m->fw_rx_us = fw->rx_cycles / hz * 1e6;
   m->dma_setup_us = p->hdma_setup_ns / 1e3;
   m->send_setup_us = p->send_setup_ns / 1e3;
   m->link_lat_us = p->link_latency_ns / 1e3;
   m->bus_ns = 1e9 / (double)p->hdma_bps;
   m->link_ns = 1e9 / (double)p->link_bps;
-  m->fw_ns = fw_cycles_per_byte > 0 ? fw_cycles_per_byte / (double)p->nic_hz * 1e9 : 0;
+  m->fw_tx_ns = fw->tx_per_byte > 0 ? fw->tx_per_byte / hz * 1e9 : 0;
+  m->fw_rx_ns = fw->rx_per_byte > 0 ? fw->rx_per_byte / hz * 1e9 : 0;
   m->theta = EUDP_CHUNK;
 }
 
 double eudp_model_overhead_us(const struct eudp_params *m) {
-  return m->host_us + m->fw_us + 2 * m->dma_setup_us + m->send_setup_us + m->link_lat_us;
+  return m->host_us + m->fw_tx_us + m->fw_rx_us + 2 * m->dma_setup_us + m->send_setup_us +
+         m->link_lat_us;
 }
 
 double eudp_latency_us(const struct eudp_params *m, double s, bool fine) {
-  /* The per-byte layers in order: sending bus, firmware, link, receiving bus. */
-  const double t[] = {m->bus_ns, m->fw_ns, m->link_ns, m->bus_ns};
+  /* The per-byte layers in order: sending bus and firmware, link, receiving firmware, bus. */
+  const double t[] = {m->bus_ns, m->fw_tx_ns, m->link_ns, m->fw_rx_ns, m->bus_ns};
   double sum = 0, max = 0;
   for (unsigned i = 0; i < sizeof t / sizeof t[0]; i++) {
     sum += t[i];
@@ -40,12 +43,13 @@ double eudp_latency_us(const struct eudp_params *m, double s, bool fine) {
 
 double eudp_bandwidth_mbps(const struct eudp_params *m, double s) {
   /* What one packet holds each resource for, us: each host, each I/O bus, each NIC's
-   * processor (half the firmware's per-message cost each), the link. */
+   * processor, the link. */
   const double r[] = {
       m->host_send_us,
       m->host_recv_us,
       m->dma_setup_us + s * m->bus_ns / 1e3,
-      m->fw_us / 2 + s * m->fw_ns / 1e3,
+      m->fw_tx_us + s * m->fw_tx_ns / 1e3,
+      m->fw_rx_us + s * m->fw_rx_ns / 1e3,
       m->send_setup_us + s * m->link_ns / 1e3,
   };
   double max = 0;

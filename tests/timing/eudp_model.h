@@ -3,8 +3,9 @@
  * per-packet and per-byte costs, and the paper's published numbers for each configuration.
  *
  * A message of s bytes crosses layers i, each with a per-packet overhead o_i and a per-byte
- * time t_i: the sending host's post, the sending I/O bus (host DMA), the NIC firmware, the
- * link, the receiving I/O bus, the receiving host's wake-up. The equations themselves did not
+ * time t_i: the sending host's post, the sending I/O bus (host DMA), the sending NIC's
+ * firmware, the link, the receiving NIC's firmware, the receiving I/O bus, the receiving
+ * host's wake-up. The equations themselves did not
  * survive the paper's text extraction; they are rebuilt from its prose:
  *   coarse-grained latency   sum o_i + s * sum t_i                  (each layer waits for all)
  *   fine-grained latency     sum o_i + s * max t_i + theta * (sum t_i - max t_i)
@@ -22,17 +23,19 @@
 struct eudp_params {
   double host_send_us, host_recv_us; /* the post; the wake-up and the reaping call */
   double host_us;                    /* their sum */
-  double fw_us;                      /* NIC firmware per message, both NICs */
+  double fw_tx_us, fw_rx_us;         /* NIC firmware per message: sending, receiving NIC */
   double dma_setup_us, send_setup_us, link_lat_us;
-  double bus_ns, link_ns, fw_ns;     /* per byte: I/O bus, link, firmware */
+  double bus_ns, link_ns;            /* per byte: I/O bus, link */
+  double fw_tx_ns, fw_rx_ns;         /* per byte: the sending and the receiving firmware */
   double theta;                      /* bytes before the next layer starts (fine-grained) */
 };
 
-/* The model's parameters from a profile and the firmware's measured cost: fw_cycles per
- * message (both NICs), fw_cycles_per_byte beyond it; theta is the firmware's host DMA chunk
- * (datapath.esm's CHUNK, 1024 bytes). */
-void eudp_params_from(struct eudp_params *m, const struct profile *p, double fw_cycles,
-                      double fw_cycles_per_byte);
+/* The firmware's measured cost: processor cycles per message and per byte beyond it, on the
+ * sending and on the receiving NIC. */
+struct eudp_fw { double tx_cycles, tx_per_byte, rx_cycles, rx_per_byte; };
+/* The model's parameters from a profile and the firmware's cost; theta is the firmware's host
+ * DMA chunk (datapath.esm's CHUNK, 1024 bytes). */
+void eudp_params_from(struct eudp_params *m, const struct profile *p, const struct eudp_fw *fw);
 /* Sum of the per-packet overheads, us. */
 double eudp_model_overhead_us(const struct eudp_params *m);
 double eudp_latency_us(const struct eudp_params *m, double bytes, bool fine);

@@ -19,7 +19,7 @@ TEST_BINS += $(TIMING_T)/test_eudp_model
 TESTS     += $(TIMING_T)/test_eudp_model
 $(TIMING_T)/test_eudp_model: $(B)/san/tests/timing/test_eudp_model.o $(B)/san/tests/timing/eudp_model.o $(HW_LIB_SAN)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -lm -o $@
 
 # `make bench-paper`: the papers' figures in timing mode (bench_paper.c), tables and plots into
 # build/bench/paper/.
@@ -29,3 +29,13 @@ $(BENCH_PAPER): $(B)/obj/tests/timing/bench_paper.o $(B)/obj/tests/timing/eudp_m
                 $(B)/obj/bench/summary.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(VIPL_LIB) $(HW_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) $(HW_LIB) $(HW_LDLIBS) -lpthread -lrt -o $@
+TEST_BINS += $(BENCH_PAPER)
+TESTS     += tests/timing/timing.sh
+
+.PHONY: bench-paper
+bench-paper: $(BENCH_PAPER) $(NICD) firmware-lanai
+	@mkdir -p $(B)/bench/paper
+	@for p in $(sort $(wildcard hw/profiles/*.prof)); do n=$$(basename $$p .prof); \
+	  $(BENCH_PAPER) eudp $$p $(B)/bench/paper/$$n.dat | grep -v '^nicd:' | tee $(B)/bench/paper/$$n.txt \
+	  || exit 1; done
+	@bench/paper-plots.sh $(B)/bench/paper
