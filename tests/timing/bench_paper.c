@@ -301,13 +301,19 @@ static int eudp(const char *path, const char *dat) {
            "(%.0f%%); ratio %.2f\n", peak, 100 * peak / (pf.hdma_bps * 8e-6),
            pf.hdma_bps * 8e-6, pp->peak_mbps, 100 * pp->peak_mbps / (pf.hdma_bps * 8e-6),
            peak / pp->peak_mbps);
-    summary_row("timing mode: E-UDP test bed peak, Mb/s", peak, "E-UDP paper (Fig. 11)",
+    char fig[64];
+    snprintf(fig, sizeof fig, "%.20s peak, Mb/s", pf.name);
+    summary_row(fig, peak, pp->small_lat_us ? "GM on the card" : "E-UDP paper (Fig. 11)",
                 pp->peak_mbps, 1.0, true);
   }
+  if (pp && pp->small_lat_us)
+    printf("Small messages: simulated %.2f us one way, paper %.2f us; ratio %.1f\n", r.lat[0],
+           pp->small_lat_us, r.lat[0] / pp->small_lat_us);
   if (pp && pp->note) printf("Paper: %s\n", pp->note);
   double big = r.lat[NLAT - 1], mf = eudp_latency_us(&m, lat_sizes[NLAT - 1], true);
-  summary_row("timing mode: 32 KiB one-way, us (simulated)", big, "E-UDP model (fine)", mf, 1.05,
-              false);
+  char fig[64];
+  snprintf(fig, sizeof fig, "%.18s 32K one-way us", pf.name);
+  summary_row(fig, big, "E-UDP model (fine)", mf, 1.05, false);
   return 0;
 }
 

@@ -63,21 +63,21 @@ static const struct {
   struct eudp_paper paper;
 } papers[] = {
     {"eudp-lanai9-pci32.prof",
-     {", the test bed", ", the test bed", 951,
+     {", the test bed", ", the test bed", 951, 0,
       "E-UDP's large-message latency is 'almost even with the theoretical minimum' (the bus "
       "minimum column); peak 951 Mb/s = 94% of the PCI bus's 1007 Mb/s; the model is within "
       "5% of the measurements (Fig. 12)"}},
     {"eudp-2g-pci64-66.prof",
-     {", Fig. 13a", ", Fig. 13b", 0,
+     {", Fig. 13a", ", Fig. 13b", 0, 0,
       "Fig. 13 (model only, no numbers in the text): fine-grained latency grows at the link's "
       "rate (the DMA hidden behind the link), far below coarse-grained; both reach 'a near "
       "physical bandwidth' (2000 Mb/s)"}},
     {"eudp-10g-pci64-133.prof",
-     {", Fig. 14a", ", Fig. 14b", 0,
+     {", Fig. 14a", ", Fig. 14b", 0, 0,
       "Fig. 14 (model only): 'even fine-grained pipelining cannot fully utilize the network "
       "link': the LANai 9's per-packet processing dominates"}},
     {"pci64b-lanai9-myrinet2000.prof",
-     {"; GM 1.6.4 on PCI64B: 8.5 us", "; GM 1.6.4: 240 MB/s", 1920,
+     {"; GM 1.6.4 on PCI64B: 8.5 us", "; GM 1.6.4: 240 MB/s", 1920, 8.5,
       "GM 1.6.4 on a PCI64B card: 240 MB/s (1920 Mb/s) one way, 8.5 us "
       "(notes/myrinet-and-tigon-facts.md)"}},
 };

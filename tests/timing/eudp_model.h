@@ -45,6 +45,7 @@ double eudp_bandwidth_mbps(const struct eudp_params *m, double bytes);
 struct eudp_paper {
   const char *fig_lat, *fig_bw;      /* which figures */
   double peak_mbps;                  /* a published bandwidth, or 0 */
+  double small_lat_us;               /* a published small-message one-way latency, or 0 */
   const char *note;                  /* the paper's words where it gives no number */
 };
 const struct eudp_paper *eudp_paper_for(const char *profile_path);
