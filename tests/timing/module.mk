@@ -28,7 +28,7 @@ $(B)/obj/tests/timing/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic
 $(BENCH_PAPER): $(B)/obj/tests/timing/bench_paper.o $(B)/obj/tests/timing/eudp_model.o \
                 $(B)/obj/bench/summary.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(VIPL_LIB) $(HW_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) $(HW_LIB) $(HW_LDLIBS) -lpthread -lrt -o $@
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) $(HW_LIB) $(HW_LDLIBS) -lpthread -lrt -lm -o $@
 TEST_BINS += $(BENCH_PAPER)
 TESTS     += tests/timing/timing.sh
 
