@@ -53,6 +53,21 @@ static void raise_h(uint64_t t) {
   while (h < t && !atomic_compare_exchange_weak(&vt_h, &h, t)) {}
 }
 
+/* A process using several NICs of one nicd has one virtual time: the slot of the device it
+ * works with speaks for it, the others bound nothing meanwhile (nicd's bound is over all its
+ * windows). */
+static void others_outside(struct lnic_dev *d) {
+  unsigned n = atomic_load(&vt_ndev);
+  for (unsigned i = 0; i < n && i < VT_MAX_DEVS; i++) {
+    struct lnic_dev *o = atomic_load(&vt_dev[i]);
+    struct hw_vt_slot *s = o && o != d ? slot_of(o) : NULL;
+    if (s && atomic_load(&s->state) != HW_VT_OUTSIDE) {
+      atomic_store(&s->state, HW_VT_OUTSIDE);
+      wait_wake_nic(o->win.regs);
+    }
+  }
+}
+
 /* RUNNING at this process's time, then wait until nicd is done up to it. */
 static void sync_to(struct lnic_dev *d, struct hw_vt_slot *s) {
   struct hw_regs *r = d->win.regs;
@@ -60,6 +75,7 @@ static void sync_to(struct lnic_dev *d, struct hw_vt_slot *s) {
   uint64_t h = atomic_load(&vt_h);
   atomic_store(&s->t_ns, h);
   atomic_store(&s->state, HW_VT_RUNNING);
+  others_outside(d);
   if (atomic_load(&r->vt.done_ns) >= h) return;
   wait_wake_nic(r);
   for (unsigned i = 0;; i++) {
@@ -121,6 +137,7 @@ int lnic_vt_wait(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns) {
   atomic_store(&s->mask, mask);
   atomic_store(&s->until_ns, timeout_ns < 0 ? UINT64_MAX : h + (uint64_t)timeout_ns);
   atomic_store(&s->state, HW_VT_WAITING);
+  others_outside(d);
   wait_wake_nic(r);
   for (unsigned i = 0;; i++) {
     uint32_t seq = atomic_load(&r->host_seq);
