@@ -18,13 +18,16 @@ set logscale x 2
 set xlabel "message size (bytes)"
 set key top left
 set ylabel "one-way latency (us)"
-plot "$dat" index 0 using 1:2 with linespoints title "simulated", \
+plot "$dat" index 0 using 1:2 with linespoints title "simulated, fine-grained", \
+     "" index 0 using 1:6 with linespoints title "simulated, coarse-grained", \
      "" index 0 using 1:3 with lines title "model, fine-grained", \
      "" index 0 using 1:4 with lines dashtype 2 title "model, coarse-grained", \
      "" index 0 using 1:5 with lines dashtype 3 title "I/O bus minimum"
 set ylabel "bandwidth (Mb/s)"
-plot "$dat" index 1 using 1:2 with linespoints title "simulated", \
-     "" index 1 using 1:3 with lines title "model"
+plot "$dat" index 1 using 1:2 with linespoints title "simulated, fine-grained", \
+     "" index 1 using 1:3 with lines title "model, fine-grained", \
+     "" index 1 using 1:4 with linespoints title "simulated, coarse-grained", \
+     "" index 1 using 1:5 with lines dashtype 2 title "model, coarse-grained"
 unset multiplot
 GP
   echo "bench-paper: $dir/$n.png"

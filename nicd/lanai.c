@@ -39,6 +39,27 @@ int lanai_boot(struct lanai_nic *l, struct nic *nic, const struct iss_image *img
   return 0;
 }
 
+int lanai_patch(struct lanai_nic *l, const char *image, const char *symbol, uint32_t value) {
+  char map[512];
+  const char *dot = strrchr(image, '.');
+  if (dot && strcmp(dot, ".img") == 0) snprintf(map, sizeof map, "%.*s.map", (int)(dot - image), image);
+  else snprintf(map, sizeof map, "%s.map", image);
+  FILE *f = fopen(map, "r");
+  if (!f) return -1;
+  char line[512], name[256];
+  unsigned addr = 0, size = 0;
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f))
+    found = sscanf(line, "symbol %x %x %*s %255s", &addr, &size, name) == 3 &&
+            strcmp(name, symbol) == 0 && size == 4;
+  fclose(f);
+  uint8_t *p = found ? nic_sram_ptr(l->nic, addr, 4) : NULL;
+  if (!p) return -1;
+  uint8_t be[4] = {(uint8_t)(value >> 24), (uint8_t)(value >> 16), (uint8_t)(value >> 8), (uint8_t)value};
+  memcpy(p, be, 4);   /* the LANai is big-endian */
+  return 0;
+}
+
 void lanai_free(struct lanai_nic *l) {
   if (l->trace) fclose((FILE *)l->trace);
   if (l->cpu) iss_free(l->cpu);

@@ -41,8 +41,8 @@ static void usage(FILE *f) {
           "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
           "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
           "      --fast          transfers take no emulated time (benchmarks)\n"
-          "      --coarse        coarse-grained pipelining only (default: fine-grained; native\n"
-          "                      firmware only: the LANai image is built fine-grained)\n"
+          "      --coarse        coarse-grained pipelining only (default: fine-grained; with\n"
+          "                      --lanai, the image's fw_lanai_fine_mode is cleared at boot)\n"
           "      --lanai IMAGE   run the LANai firmware image (make firmware-lanai:\n"
           "                      build/lanai/firmware.img) on an instruction-set simulator\n"
           "                      per NIC (default: the native firmware, built into nicd)\n"
@@ -204,7 +204,6 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *misuse = watchdog_ms <= 0                 ? "--watchdog-ms: not a positive number"
-                       : image && coarse                ? "--coarse: the LANai image is fine-grained"
                        : !image && trace_nic >= 0       ? "--lanai-trace: needs --lanai"
                        : trace_nic >= (long)n           ? "--lanai-trace: no such NIC"
                        : D.udp && n_given                ? "-n: with --udp the cluster file says which NICs"
@@ -357,6 +356,10 @@ int main(int argc, char **argv) {
       if (lanai_boot(&D.cpu[i], D.nic[i], &img, (uint64_t)watchdog_ms * 1000000ull) != 0) {
         fprintf(stderr, "nicd: NIC %u: cannot boot %s (out of memory, or larger than SRAM)\n",
                 i, image);
+        return 1;
+      }
+      if (coarse && lanai_patch(&D.cpu[i], image, "fw_lanai_fine_mode", 0) != 0) {
+        fprintf(stderr, "nicd: --coarse: %s has no fw_lanai_fine_mode in its map\n", image);
         return 1;
       }
       if ((long)i == trace_nic) {

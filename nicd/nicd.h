@@ -63,6 +63,9 @@ struct lanai_nic {
 int lanai_boot(struct lanai_nic *l, struct nic *nic, const struct iss_image *img,
                uint64_t watchdog_ns);
 void lanai_free(struct lanai_nic *l);
+/* Writes a 32-bit word into the booted image's variable `symbol` (found in the image's .map),
+ * before the processor runs: --coarse's fw_lanai_fine_mode. 0, or -1 (no map, no such word). */
+int lanai_patch(struct lanai_nic *l, const char *image, const char *symbol, uint32_t value);
 /* Every instruction executed from now on, disassembled into the file path. 0 or -1. */
 int lanai_trace(struct lanai_nic *l, const char *path);
 /* One slice (a pass of the loop); true if the firmware handled something or is still busy. */

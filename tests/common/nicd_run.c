@@ -105,6 +105,8 @@ pid_t nicd_start(int n, bool fast) {
       fast = false, lanai = true;
       argv[k++] = "--timing", argv[k++] = prof;
       if (trace && *trace) argv[k++] = "--trace", argv[k++] = trace;
+      const char *coarse = getenv("VERINIC_TIMING_COARSE");
+      if (coarse && *coarse) argv[k++] = "--coarse";
     }
     if (fast) argv[k++] = "--fast";
     if (lanai) argv[k++] = "--lanai", argv[k++] = image;

@@ -209,8 +209,10 @@ static void side(int node, int fd, unsigned nlat, unsigned nbw) {
   VipCloseNic(e.nic);
 }
 
-static int run(const char *profile, unsigned nlat, unsigned nbw, struct result *out) {
+static int run(const char *profile, bool coarse, unsigned nlat, unsigned nbw, struct result *out) {
   setenv("VERINIC_TIMING", profile, 1);
+  if (coarse) setenv("VERINIC_TIMING_COARSE", "1", 1);
+  else unsetenv("VERINIC_TIMING_COARSE");
   pid_t nicd = nicd_start(2, false);
   if (nicd <= 0) return -1;
   int p[2];
@@ -233,7 +235,7 @@ static int run(const char *profile, unsigned nlat, unsigned nbw, struct result *
 
 static int det(const char *profile) {
   struct result r;
-  if (run(profile, 3, 1, &r) != 0) return 1;
+  if (run(profile, false, 3, 1, &r) != 0) return 1;
   printf("latency us:");
   for (unsigned i = 0; i < 3; i++) printf(" %u B %.4f", lat_sizes[i], r.lat[i]);
   printf("; bandwidth %u B %.4f MB/s\n", bw_sizes[0], r.bw[0]);
@@ -241,6 +243,14 @@ static int det(const char *profile) {
 }
 
 /* ---- E-UDP ---- */
+static void fw_cost(const struct result *r, struct eudp_fw *fw) {
+  double span = bw_sizes[NBW - 1] - bw_sizes[0];
+  fw->tx_per_byte = (r->tx[NBW - 1] - r->tx[0]) / span;
+  fw->rx_per_byte = (r->rx[NBW - 1] - r->rx[0]) / span;
+  fw->tx_cycles = r->tx[0] - fw->tx_per_byte * bw_sizes[0];
+  fw->rx_cycles = r->rx[0] - fw->rx_per_byte * bw_sizes[0];
+}
+
 static int eudp(const char *path, const char *dat) {
   struct profile pf;
   char err[PROFILE_ERR_LEN];
@@ -248,21 +258,20 @@ static int eudp(const char *path, const char *dat) {
     fprintf(stderr, "bench-paper: %s\n", err);
     return 2;
   }
-  struct result r;
-  if (run(path, NLAT, NBW, &r) != 0) {
+  struct result r, rc;
+  if (run(path, false, NLAT, NBW, &r) != 0 || run(path, true, NLAT, NBW, &rc) != 0) {
     fprintf(stderr, "bench-paper: the timing-mode run failed\n");
     return 1;
   }
   /* The firmware's per-packet and per-byte cost for the model: measured in the streaming
    * run (LANai cycles per message of the sending and the receiving NIC at the smallest and
    * the largest size), as E-UDP's model uses the per-packet overheads measured on E-UDP. */
-  double span = bw_sizes[NBW - 1] - bw_sizes[0];
-  struct eudp_fw fw = {.tx_per_byte = (r.tx[NBW - 1] - r.tx[0]) / span,
-                       .rx_per_byte = (r.rx[NBW - 1] - r.rx[0]) / span};
-  fw.tx_cycles = r.tx[0] - fw.tx_per_byte * bw_sizes[0];
-  fw.rx_cycles = r.rx[0] - fw.rx_per_byte * bw_sizes[0];
-  struct eudp_params m;
+  struct eudp_fw fw, fwc;
+  fw_cost(&r, &fw);
+  fw_cost(&rc, &fwc);
+  struct eudp_params m, mc;   /* the firmware's cost differs between the pipelinings */
   eudp_params_from(&m, &pf, &fw);
+  eudp_params_from(&mc, &pf, &fwc);
   const struct eudp_paper *pp = eudp_paper_for(path);
   printf("\n== %s (%s)\n", pf.name, path);
   printf("Model parameters: per packet %.2f us (host %.2f; firmware %.2f sending, %.2f "
@@ -271,37 +280,44 @@ static int eudp(const char *path, const char *dat) {
          eudp_model_overhead_us(&m), m.host_us, m.fw_tx_us, m.fw_rx_us, fw.tx_cycles,
          fw.rx_cycles, m.bus_ns, m.link_ns, m.fw_tx_ns, m.fw_rx_ns, fw.tx_per_byte,
          fw.rx_per_byte);
+  printf("Coarse-grained firmware: %.0f + %.0f cycles per message, %.2f + %.2f cycles per byte\n",
+         fwc.tx_cycles, fwc.rx_cycles, fwc.tx_per_byte, fwc.rx_per_byte);
   printf("One-way latency, us (E-UDP Figs. 10, 12a%s)\n", pp ? pp->fig_lat : "");
-  printf("%8s | %10s | %10s %6s | %12s | %12s\n", "size (B)", "simulated", "model fine", "ratio",
-         "model coarse", "bus minimum");
+  printf("%8s | %10s | %10s %6s | %10s | %12s %6s | %12s\n", "size (B)", "sim fine", "model fine",
+         "ratio", "sim coarse", "model coarse", "ratio", "bus minimum");
   double lat_err = 0, bw_err = 0;   /* the largest |simulated / model - 1| */
   FILE *f = dat ? fopen(dat, "w") : NULL;
-  if (f) fprintf(f, "# size sim_lat model_fine model_coarse bus_min | bw rows below\n");
+  if (f) fprintf(f, "# size sim_fine model_fine model_coarse bus_min sim_coarse | bw below\n");
   for (unsigned i = 0; i < NLAT; i++) {
     double fine = eudp_latency_us(&m, lat_sizes[i], true);
-    double coarse = eudp_latency_us(&m, lat_sizes[i], false);
+    double coarse = eudp_latency_us(&mc, lat_sizes[i], false);
     double bmin = lat_sizes[i] * 1e6 / (double)pf.hdma_bps;
-    printf("%8u | %10.2f | %10.2f %6.2f | %12.2f | %12.2f\n", lat_sizes[i], r.lat[i], fine,
-           r.lat[i] / fine, coarse, bmin);
+    printf("%8u | %10.2f | %10.2f %6.2f | %10.2f | %12.2f %6.2f | %12.2f\n", lat_sizes[i],
+           r.lat[i], fine, r.lat[i] / fine, rc.lat[i], coarse, rc.lat[i] / coarse, bmin);
+    if (fabs(rc.lat[i] / coarse - 1) > lat_err) lat_err = fabs(rc.lat[i] / coarse - 1);
     if (fabs(r.lat[i] / fine - 1) > lat_err) lat_err = fabs(r.lat[i] / fine - 1);
-    if (f) fprintf(f, "%u %.3f %.3f %.3f %.3f\n", lat_sizes[i], r.lat[i], fine, coarse, bmin);
+    if (f) fprintf(f, "%u %.3f %.3f %.3f %.3f %.3f\n", lat_sizes[i], r.lat[i], fine, coarse, bmin,
+                   rc.lat[i]);
   }
   printf("Bandwidth, Mb/s (E-UDP Figs. 11, 12b%s)\n", pp ? pp->fig_bw : "");
-  printf("%8s | %10s | %10s %6s | %12s\n", "size (B)", "simulated", "model", "ratio",
-         "paper");
-  if (f) fprintf(f, "\n\n# size sim_bw_mbps model_bw_mbps\n");
+  printf("%8s | %10s | %10s %6s | %10s | %10s %6s | %12s\n", "size (B)", "sim fine", "model",
+         "ratio", "sim coarse", "model", "ratio", "paper");
+  if (f) fprintf(f, "\n\n# size sim_fine_mbps model_fine sim_coarse_mbps model_coarse\n");
   for (unsigned i = 0; i < NBW; i++) {
     double sim = r.bw[i] * 8, mod = eudp_bandwidth_mbps(&m, bw_sizes[i]);
+    double simc = rc.bw[i] * 8, modc = eudp_bandwidth_mbps(&mc, bw_sizes[i]);
     char paper[32] = "";
     if (pp && pp->peak_mbps && i == NBW - 1) snprintf(paper, sizeof paper, "%.0f (peak)", pp->peak_mbps);
-    printf("%8u | %10.1f | %10.1f %6.2f | %12s\n", bw_sizes[i], sim, mod, sim / mod, paper);
+    printf("%8u | %10.1f | %10.1f %6.2f | %10.1f | %10.1f %6.2f | %12s\n", bw_sizes[i], sim, mod,
+           sim / mod, simc, modc, simc / modc, paper);
     if (fabs(sim / mod - 1) > bw_err) bw_err = fabs(sim / mod - 1);
-    if (f) fprintf(f, "%u %.3f %.3f\n", bw_sizes[i], sim, mod);
+    if (fabs(simc / modc - 1) > bw_err) bw_err = fabs(simc / modc - 1);
+    if (f) fprintf(f, "%u %.3f %.3f %.3f %.3f\n", bw_sizes[i], sim, mod, simc, modc);
   }
   if (f) fclose(f);
   printf("Simulation vs model: at most %.0f%% apart in latency, %.0f%% in bandwidth (E-UDP: its "
          "model within 5%% of its measurements)\n", 100 * lat_err, 100 * bw_err);
-  double peak = r.bw[NBW - 1] * 8;
+  double peak = (r.bw[NBW - 1] > rc.bw[NBW - 1] ? r.bw[NBW - 1] : rc.bw[NBW - 1]) * 8;
   if (pp && pp->peak_mbps) {
     printf("Peak: simulated %.0f Mb/s, %.0f%% of the I/O bus's %.0f Mb/s; paper %.0f Mb/s "
            "(%.0f%%); ratio %.2f\n", peak, 100 * peak / (pf.hdma_bps * 8e-6),
