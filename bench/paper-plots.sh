@@ -8,6 +8,12 @@ if ! command -v gnuplot >/dev/null; then
   echo "bench-paper: gnuplot is not installed: no plots (the tables are in $dir/*.txt)"
   exit 0
 fi
+if [ -s "$dir/fig9.trace" ]; then   # the 10 messages: from the first send to the last arrival
+  from=$(awk '$2 == "send" { print $3; exit }' "$dir/fig9.trace")
+  to=$(awk '$2 == "recv" && $4 > m { m = $4 } END { print m }' "$dir/fig9.trace")
+  scripts/timeline.sh "$dir/fig9.trace" "$dir/fig9.png" "${from:-0}" "${to:-0}" | gnuplot &&
+    echo "bench-paper: $dir/fig9.png (E-UDP Fig. 9's time flow chart)"
+fi
 for dat in "$dir"/*.dat; do
   n=$(basename "$dat" .dat)
   gnuplot <<GP || exit 1

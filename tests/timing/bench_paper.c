@@ -8,6 +8,7 @@
  *                                        model, paper; OUT.dat for gnuplot (bench/paper.gp)
  *   bench_paper det PROFILE              a short ping-pong: one line of virtual times (the
  *                                        determinism test runs it twice and compares)
+ *   bench_paper fig9 PROFILE TRACE       E-UDP Fig. 9: 10 messages of 32 KiB with nicd --trace
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -36,6 +37,7 @@ static const uint32_t lat_sizes[NLAT] = {4, 256, 1024, 4096, 8192, 16384, 32768}
 static const uint32_t bw_sizes[NBW] = {256, 1024, 4096, 8192, 16384, 32768};
 #define LAT_ITERS 6         /* after 2 warm-up round trips; virtual time repeats itself */
 #define BW_MSGS 48
+static unsigned bw_first = 0, bw_msgs = BW_MSGS;   /* fig9: the largest size, 10 messages */
 
 struct result {
   double lat[NLAT];        /* one-way, us (RTT / 2, median) */
@@ -174,25 +176,25 @@ static void side(int node, int fd, unsigned nlat, unsigned nbw) {
     }
   }
   reap(&e, true);
-  for (unsigned bi = 0; bi < nbw; bi++) {
+  for (unsigned bi = bw_first; bi < nbw; bi++) {
     uint32_t sz = bw_sizes[bi];
     if (node == 1) {
       double t0 = stats_now_us(), c0 = cycles_of(0), c1 = cycles_of(1);
       unsigned credit = 0;
-      for (unsigned i = 0; i < BW_MSGS; i++) {
+      for (unsigned i = 0; i < bw_msgs; i++) {
         while (i >= credit + WINDOW) credit = vrecv(&e);
         vsend(&e, i, sz, i);
         reap(&e, false);
       }
-      while (credit < BW_MSGS) credit = vrecv(&e);
-      res.bw[bi] = (double)sz * BW_MSGS / (stats_now_us() - t0);
-      res.tx[bi] = (cycles_of(1) - c1) / BW_MSGS;
-      res.rx[bi] = (cycles_of(0) - c0) / BW_MSGS;
+      while (credit < bw_msgs) credit = vrecv(&e);
+      res.bw[bi] = (double)sz * bw_msgs / (stats_now_us() - t0);
+      res.tx[bi] = (cycles_of(1) - c1) / bw_msgs;
+      res.rx[bi] = (cycles_of(0) - c0) / bw_msgs;
       reap(&e, true);
     } else {
-      for (unsigned i = 0; i < BW_MSGS; i++) {
+      for (unsigned i = 0; i < bw_msgs; i++) {
         vrecv(&e);
-        if ((i + 1) % 4 == 0 || i + 1 == BW_MSGS) vsend(&e, i, 0, i + 1), reap(&e, false);
+        if ((i + 1) % 4 == 0 || i + 1 == bw_msgs) vsend(&e, i, 0, i + 1), reap(&e, false);
       }
       reap(&e, true);
     }
@@ -339,11 +341,23 @@ static int eudp(const char *path, const char *dat) {
   return 0;
 }
 
+/* E-UDP Fig. 9: 10 messages of 32 KiB streamed, every engine's busy intervals into trace. */
+static int fig9(const char *profile, const char *trace) {
+  struct result r;
+  setenv("VERINIC_TIMING_TRACE", trace, 1);
+  bw_first = NBW - 1, bw_msgs = 10;
+  if (run(profile, false, 0, NBW, &r) != 0) return 1;
+  printf("Fig. 9 run: 10 x %u B at %.1f Mb/s; busy intervals in %s\n", bw_sizes[NBW - 1],
+         r.bw[NBW - 1] * 8, trace);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (argc == 3 && strcmp(argv[1], "det") == 0) return det(argv[2]);
   if ((argc == 3 || argc == 4) && strcmp(argv[1], "eudp") == 0)
     return eudp(argv[2], argc == 4 ? argv[3] : NULL);
-  fprintf(stderr, "usage: bench_paper eudp PROFILE [OUT.dat] | det PROFILE\n");
+  if (argc == 4 && strcmp(argv[1], "fig9") == 0) return fig9(argv[2], argv[3]);
+  fprintf(stderr, "usage: bench_paper eudp PROFILE [OUT.dat] | det PROFILE | fig9 PROFILE TRACE\n");
   return 2;
 }

@@ -38,4 +38,5 @@ bench-paper: $(BENCH_PAPER) $(NICD) firmware-lanai
 	@for p in $(sort $(wildcard hw/profiles/*.prof)); do n=$$(basename $$p .prof); \
 	  $(BENCH_PAPER) eudp $$p $(B)/bench/paper/$$n.dat | grep -v '^nicd:' | tee $(B)/bench/paper/$$n.txt \
 	  || exit 1; done
+	@$(BENCH_PAPER) fig9 hw/profiles/eudp-lanai9-pci32.prof $(B)/bench/paper/fig9.trace | grep -v '^nicd:'
 	@bench/paper-plots.sh $(B)/bench/paper
