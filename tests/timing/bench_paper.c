@@ -275,6 +275,7 @@ static int eudp(const char *path, const char *dat) {
   eudp_params_from(&m, &pf, &fw);
   eudp_params_from(&mc, &pf, &fwc);
   const struct eudp_paper *pp = eudp_paper_for(path);
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   printf("\n== %s (%s)\n", pf.name, path);
   printf("Model parameters: per packet %.2f us (host %.2f; firmware %.2f sending, %.2f "
          "receiving = %.0f + %.0f cycles); per byte: I/O bus %.3f ns, link %.3f ns, firmware "
@@ -326,7 +327,7 @@ static int eudp(const char *path, const char *dat) {
            pf.hdma_bps * 8e-6, pp->peak_mbps, 100 * pp->peak_mbps / (pf.hdma_bps * 8e-6),
            peak / pp->peak_mbps);
     char fig[64];
-    snprintf(fig, sizeof fig, "%.20s peak, Mb/s", pf.name);
+    snprintf(fig, sizeof fig, "%.22s peak Mb/s", base);
     summary_row(fig, peak, pp->small_lat_us ? "GM on the card" : "E-UDP paper (Fig. 11)",
                 pp->peak_mbps, 1.0, true);
   }
@@ -336,7 +337,7 @@ static int eudp(const char *path, const char *dat) {
   if (pp && pp->note) printf("Paper: %s\n", pp->note);
   double big = r.lat[NLAT - 1], mf = eudp_latency_us(&m, lat_sizes[NLAT - 1], true);
   char fig[64];
-  snprintf(fig, sizeof fig, "%.18s 32K one-way us", pf.name);
+  snprintf(fig, sizeof fig, "%.18s 32K 1-way us", base);
   summary_row(fig, big, "E-UDP model (fine)", mf, 1.05, false);
   return 0;
 }
