@@ -219,7 +219,13 @@ static pid_t start_nicd(void) {
   if (pid == 0) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
-    execl(bin, "nicd", "-n", "2", "--fast", "--run", rundir, "--prefix", prefix, (char *)0);
+    const char *prof = getenv("VERINIC_TIMING"), *img = getenv("VERINIC_LANAI_IMAGE");
+    if (prof && *prof)   /* timing mode: virtual time on the simulated LANai (nicd/README.md) */
+      execl(bin, "nicd", "-n", "2", "--timing", prof, "--lanai",
+            img && *img ? img : "build/lanai/firmware.img", "--run", rundir, "--prefix", prefix,
+            (char *)0);
+    else
+      execl(bin, "nicd", "-n", "2", "--fast", "--run", rundir, "--prefix", prefix, (char *)0);
     perror(bin);
     _exit(127);
   }

@@ -106,8 +106,21 @@ void lnic_vt_copy(size_t bytes) {
   atomic_fetch_add(&vt_h, (uint64_t)((unsigned __int128)bytes * 1000000000u / d->win.regs->vt.copy_bps));
 }
 
+/* Connection set-up and teardown are not simulated (nicd's connection manager acts at once):
+ * before one, the process lets the simulated NICs run this long, so that what is in flight
+ * (the last message's acknowledgement) lands before a disconnection flushes the VI. */
+#define VT_SETTLE_NS 2000000ull
+
 void lnic_vt_outside(bool on) {
   unsigned n = atomic_load(&vt_ndev);
+  if (on && n) {
+    struct lnic_dev *d = atomic_load(&vt_dev[0]);
+    struct hw_vt_slot *s = d ? slot_of(d) : NULL;
+    if (s) {
+      atomic_fetch_add(&vt_h, VT_SETTLE_NS);
+      sync_to(d, s);
+    }
+  }
   for (unsigned i = 0; i < n && i < VT_MAX_DEVS; i++) {
     struct lnic_dev *d = atomic_load(&vt_dev[i]);
     struct hw_vt_slot *s = d ? slot_of(d) : NULL;
