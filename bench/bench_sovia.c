@@ -12,7 +12,9 @@
  * trips per size and pass; --reps, --ms: bandwidth repetitions per size and pass, and their
  * length; --sizes: only the first N sizes; --only: series whose label contains one of the
  * LABELs (e.g. --only Native,SOVIA_DACKS).
- * --smoke: tiny counts, checks that every series completes (prints "N passed, N failed"). */
+ * --smoke: tiny counts, checks that every series completes (prints "N passed, N failed").
+ * With VERINIC_TIMING=PROFILE the private nicd runs in timing mode (nicd --timing PROFILE on the
+ * LANai image, nicd/README.md): the VIA and SOVIA series are then virtual time. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
