@@ -12,7 +12,9 @@
  * trips per size and pass; --reps, --ms: bandwidth repetitions per size and pass, and their
  * length; --sizes: only the first N sizes; --only: series whose label contains one of the
  * LABELs (e.g. --only Native,SOVIA_DACKS).
- * --smoke: tiny counts, checks that every series completes (prints "N passed, N failed"). */
+ * --smoke: tiny counts, checks that every series completes (prints "N passed, N failed").
+ * With VERINIC_TIMING=PROFILE the private nicd runs in timing mode (nicd --timing PROFILE on the
+ * LANai image, nicd/README.md): the VIA and SOVIA series are then virtual time. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -219,7 +221,13 @@ static pid_t start_nicd(void) {
   if (pid == 0) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
-    execl(bin, "nicd", "-n", "2", "--fast", "--run", rundir, "--prefix", prefix, (char *)0);
+    const char *prof = getenv("VERINIC_TIMING"), *img = getenv("VERINIC_LANAI_IMAGE");
+    if (prof && *prof)   /* timing mode: virtual time on the simulated LANai (nicd/README.md) */
+      execl(bin, "nicd", "-n", "2", "--timing", prof, "--lanai",
+            img && *img ? img : "build/lanai/firmware.img", "--run", rundir, "--prefix", prefix,
+            (char *)0);
+    else
+      execl(bin, "nicd", "-n", "2", "--fast", "--run", rundir, "--prefix", prefix, (char *)0);
     perror(bin);
     _exit(127);
   }

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* CLOCK_MONOTONIC in microseconds. */
+/* CLOCK_MONOTONIC in microseconds; in nicd's timing mode, the process's virtual time. */
 double stats_now_us(void);
 /* Sorts v[0..n) in ascending order. */
 void stats_sort(double *v, size_t n);

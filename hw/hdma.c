@@ -74,6 +74,7 @@ void nic_hdma_kick(struct nic *nic) {
     nic->hdma.active = (int)c;
     nic->hdma.due = nic->now + dur;
     nic_ctr_add(nic, HW_CTR_HDMA_BUSY_NS, dur);
+    nic_trace(nic, NIC_ENG_HDMA, nic->now, nic->hdma.due);
     return;
   }
 }

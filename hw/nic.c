@@ -74,6 +74,10 @@ int nic_attach(struct nic *nic, struct fabric *f) {
 
 uint64_t nic_clock(const struct nic *nic) { return nic->now; }
 
+void nic_trace(struct nic *nic, enum nic_engine e, uint64_t start_ns, uint64_t end_ns) {
+  if (nic->cfg.trace) nic->cfg.trace(nic->cfg.trace_ctx, nic->cfg.node, e, start_ns, end_ns);
+}
+
 uint64_t nic_xfer_ns(const struct nic *nic, uint64_t bytes_per_s, uint64_t latency_ns,
                      uint64_t len) {
   if (nic->cfg.timing == NIC_TIMING_FAST) return 0;

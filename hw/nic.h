@@ -55,6 +55,9 @@ enum nic_timing {
   NIC_TIMING_FAST   /* every transfer takes no emulated time: as fast as the host can copy */
 };
 
+/* Engines whose busy intervals nic_config.trace reports. */
+enum nic_engine { NIC_ENG_HDMA, NIC_ENG_SEND, NIC_ENG_RECV, NIC_ENG_N };
+
 /* Start from nic_config_default. */
 struct nic_config {
   uint32_t sram_size;          /* bytes, multiple of 8; 0 means 2 MB */
@@ -66,6 +69,11 @@ struct nic_config {
   uint64_t hdma_latency_ns;    /* per descriptor (default 500) */
   uint64_t link_bytes_per_s;   /* 0 means 250 MB/s (Myrinet-2000, 2 Gb/s) */
   uint64_t send_latency_ns;    /* per fragment, before the first byte (default 100) */
+  /* When set, called with each busy interval of an engine as it is known: a host DMA
+   * descriptor or a sent fragment when it starts, a received fragment when it has arrived
+   * (its time on the link). nicd --timing --trace. */
+  void (*trace)(void *ctx, uint16_t node, enum nic_engine e, uint64_t start_ns, uint64_t end_ns);
+  void *trace_ctx;
 };
 
 #define NIC_DEFAULT_HDMA_BPS      528000000ull

@@ -74,6 +74,8 @@ static inline void nic_ctr_add(struct nic *nic, enum hw_ctr c, uint64_t v) {
 }
 
 /* Emulated duration of moving len bytes. */
+/* Reports a busy interval to nic_config.trace, if set. */
+void nic_trace(struct nic *nic, enum nic_engine e, uint64_t start_ns, uint64_t end_ns);
 uint64_t nic_xfer_ns(const struct nic *nic, uint64_t bytes_per_s, uint64_t latency_ns,
                      uint64_t len);
 bool nic_sram_ok(const struct nic *nic, uint32_t addr, uint64_t len);

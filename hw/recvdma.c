@@ -53,6 +53,10 @@ void nic_recv_fire(struct nic *nic) {
   st->frags++;
   nic_ctr_add(nic, HW_CTR_RECV_FRAMES, 1);
   nic_ctr_add(nic, HW_CTR_RECV_BYTES, n);
+  if (nic->cfg.trace) {
+    uint64_t on_link = nic_xfer_ns(nic, nic->cfg.link_bytes_per_s, 0, rx.len);
+    nic_trace(nic, NIC_ENG_RECV, nic->now > on_link ? nic->now - on_link : 0, nic->now);
+  }
   if (rx.flags & HW_LINK_EOM) {
     st->flags |= NIC_RECV_EOM;
     st->state = NIC_RECV_DONE;

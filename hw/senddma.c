@@ -19,6 +19,7 @@ int nic_send_start(struct nic *nic, uint16_t dst, uint32_t sram, uint32_t len, u
   uint64_t dur = nic_xfer_ns(nic, nic->cfg.link_bytes_per_s, nic->cfg.send_latency_ns, len);
   nic->send.due = nic->now + dur;
   nic_ctr_add(nic, HW_CTR_SEND_BUSY_NS, dur);
+  nic_trace(nic, NIC_ENG_SEND, nic->now, nic->send.due);
   return NIC_OK;
 }
 

@@ -139,14 +139,18 @@ static void sleep_first(struct futex_waitv *w, uint64_t deadline) {
 }
 
 void wait_doorbell_sleep(const struct wait_set *s, uint64_t deadline) {
+  wait_doorbell_sleep_seq(s, NULL, deadline);
+}
+
+void wait_doorbell_sleep_seq(const struct wait_set *s, const uint32_t *seq, uint64_t deadline) {
   struct futex_waitv w[WAIT_SET_MAX];
   for (unsigned i = 0; i < s->n; i++) {
     atomic_store(&s->r[i]->nic_sleeping, 1);  /* announced before the last look */
-    w[i] = (struct futex_waitv){.val = atomic_load(&s->r[i]->nic_seq),
+    w[i] = (struct futex_waitv){.val = seq ? seq[i] : atomic_load(&s->r[i]->nic_seq),
                                 .uaddr = (uint64_t)(uintptr_t)&s->r[i]->nic_seq,
                                 .flags = FUTEX2_SIZE_U32};
   }
-  if (s->n && !wait_doorbell_pending(s) && !stopped(s)) {
+  if (s->n && (seq || !wait_doorbell_pending(s)) && !stopped(s)) {
     if (!waitv_missing) sleep_all(w, s->n, deadline);
     if (waitv_missing) sleep_first(w, deadline);
   }

@@ -67,6 +67,10 @@ bool wait_doorbell_spin(const struct wait_set *s, uint64_t due, uint64_t until);
 /* Sleeps on every window's doorbell futex at once (futex_waitv) until a doorbell, the stop
  * flag, a signal or the clock reaching `deadline`. */
 void wait_doorbell_sleep(const struct wait_set *s, uint64_t deadline);
+/* The same, but sleeping only while every window's nic_seq still equals seq[i] (read by the
+ * caller before it last looked at the windows): nicd's timing mode, whose hosts bump nic_seq
+ * for changes other than doorbells. */
+void wait_doorbell_sleep_seq(const struct wait_set *s, const uint32_t *seq, uint64_t deadline);
 /* Spin at most spin_ns, then sleep: 1 when a doorbell is pending, 0 on timeout or stop.
  * timeout_ns < 0: no limit. */
 int wait_doorbell(const struct wait_set *s, uint64_t spin_ns, int64_t timeout_ns);

@@ -22,6 +22,8 @@ _Static_assert(offsetof(struct hw_regs, mailbox) == 0x100, "regs layout");
 _Static_assert(offsetof(struct hw_regs, ctr) == 0x200, "regs layout");
 _Static_assert(offsetof(struct hw_regs, cpu) == 0x300 && sizeof(struct hw_cpu) == 0xb0,
                "regs layout");
+_Static_assert(offsetof(struct hw_regs, vt) == 0x400 && sizeof(struct hw_vt_slot) == 32,
+               "regs layout");
 _Static_assert(sizeof(struct hw_regs) <= HW_REGIONS_OFF, "regs fit their page");
 _Static_assert(sizeof(struct hw_region) == 64, "region entry size");
 _Static_assert(HW_REGIONS_OFF + HW_REGIONS * 64 <= HW_SRAM_OFF, "regions fit below SRAM");

@@ -94,6 +94,33 @@ struct hw_cpu {
   uint64_t class_insns[HW_CPU_NCLASS], class_cycles[HW_CPU_NCLASS];
 };
 
+/* Timing mode (nicd --timing, WINDOW.md "Timing mode"): the hosts of a window are logical
+ * processes of a discrete-event simulation. Each host process holds a slot: RUNNING at its
+ * virtual time t_ns (nicd never passes it), WAITING for signal bits `mask` (bounds nothing;
+ * nicd makes it RUNNING at the signal's time plus the wake-up cost), or OUTSIDE (blocked in
+ * something nicd does not see, such as the connection manager: bounds nothing). */
+#define HW_VT_SLOTS   8
+#define HW_VT_FREE    0u
+#define HW_VT_RUNNING 1u
+#define HW_VT_WAITING 2u
+#define HW_VT_OUTSIDE 3u
+struct hw_vt_slot {
+  _Atomic int32_t pid;          /* the owner; 0: free (claimed by compare-and-swap) */
+  _Atomic uint32_t state;       /* HW_VT_* */
+  _Atomic uint32_t mask;        /* WAITING: the host_irq bits it waits for */
+  uint32_t rsvd;
+  _Atomic uint64_t t_ns;        /* RUNNING: the host's virtual time */
+  _Atomic uint64_t until_ns;    /* WAITING: its timeout in virtual time (UINT64_MAX: none) */
+};
+struct hw_vt {
+  _Atomic uint32_t on;          /* 1: nicd runs in timing mode, written once before hosts map */
+  uint32_t rsvd;
+  _Atomic uint64_t done_ns;     /* nicd finished everything up to this virtual time */
+  uint64_t call_ns, wake_ns;    /* the profile's host costs: a library call, a wake-up */
+  uint64_t copy_bps;            /* host memcpy bytes/s */
+  struct hw_vt_slot slot[HW_VT_SLOTS];
+};
+
 /* The register page, at window offset 0. Fields a process other than the NIC's writes, or
  * reads while the NIC writes, are atomics. */
 struct hw_regs {
@@ -129,6 +156,9 @@ struct hw_regs {
   uint8_t pad5[0x300 - 0x200 - 8 * HW_CTR_N];
   /* 0x300: the processor */
   struct hw_cpu cpu;
+  uint8_t pad6[0x400 - 0x300 - sizeof(struct hw_cpu)];
+  /* 0x400: timing mode */
+  struct hw_vt vt;
 };
 
 /* Region table entry state */

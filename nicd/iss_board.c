@@ -15,6 +15,16 @@ _Static_assert(FWB_NCLASS == ISS_NCLASS && FWB_NCLASS == HW_CPU_NCLASS, "event c
 _Static_assert(FWB_NHDMA == NIC_HDMA_CHANNELS && FWB_NTIMERS == NIC_TIMERS, "engines");
 _Static_assert(FWB_RECV_IDLE == 0 && FWB_RECV_ARMED == 1 && FWB_RECV_DONE == 2, "recv states");
 
+uint64_t iss_board_now(const struct iss_board *b) {
+  uint64_t dc = iss_stats(b->cpu)->cycles - b->c0;
+  return b->t0 + (uint64_t)(((unsigned __int128)dc * 1000000000u) / b->hz);
+}
+
+/* Timing mode: the hardware has moved while the processor ran. */
+static void catch_up(struct iss_board *b) {
+  if (b->timed) nic_advance(b->nic, iss_board_now(b));
+}
+
 /* A channel's status, latching its sum for the SUM register. */
 static uint32_t hdma_status(struct iss_board *b, unsigned ch) {
   struct nic_hdma_chan_status s;
@@ -52,7 +62,7 @@ static bool hdma_read(struct iss_board *b, uint32_t off, uint32_t *v) {
   case FWB_R_HDMA_STATUS: *v = hdma_status(b, ch); return true;
   case FWB_R_HDMA_SUM: *v = b->sum_latch[ch]; return true;
   case FWB_R_HDMA_POLL:
-    if (hdma_status(b, ch) & FWB_HDMA_BUSY) (void)nic_step(b->nic);
+    if (!b->timed && (hdma_status(b, ch) & FWB_HDMA_BUSY)) (void)nic_step(b->nic);
     *v = hdma_status(b, ch);
     return true;
   default: return false; /* START is write-only */
@@ -61,6 +71,7 @@ static bool hdma_read(struct iss_board *b, uint32_t off, uint32_t *v) {
 
 static bool bus_read(void *ctx, uint32_t off, uint32_t *v) {
   struct iss_board *b = ctx;
+  catch_up(b);
   if (off >= FWB_R_HDMA && off < FWB_R_HDMA + FWB_NHDMA * FWB_HDMA_CH_STRIDE)
     return hdma_read(b, off, v);
   switch (off) {
@@ -98,6 +109,7 @@ static uint32_t region_verdict(struct iss_board *b, uint32_t access) {
 
 static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
   struct iss_board *b = ctx;
+  catch_up(b);
   if (off >= FWB_R_HDMA && off < FWB_R_HDMA + FWB_NHDMA * FWB_HDMA_CH_STRIDE) {
     if ((off - FWB_R_HDMA) % FWB_HDMA_CH_STRIDE != 0) return false; /* only START */
     b->result = nic_hdma_start(b->nic, (off - FWB_R_HDMA) / FWB_HDMA_CH_STRIDE, v);
@@ -110,7 +122,10 @@ static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
   switch (off) {
   case FWB_R_ISR: nic_isr_clear(b->nic, v); return true;
   case FWB_R_IMR: nic_imr_set(b->nic, v); return true;
-  case FWB_R_HOST_IRQ: nic_signal_host(b->nic, v); return true;
+  case FWB_R_HOST_IRQ:
+    nic_signal_host(b->nic, v);
+    if (b->timed) vt_signal(nic_window(b->nic)->regs, v, iss_board_now(b), b->wake_ns);
+    return true;
   case FWB_R_CLASS:
     if (v >= FWB_NCLASS) return false;
     b->cls = v;

@@ -39,6 +39,27 @@ int lanai_boot(struct lanai_nic *l, struct nic *nic, const struct iss_image *img
   return 0;
 }
 
+int lanai_patch(struct lanai_nic *l, const char *image, const char *symbol, uint32_t value) {
+  char map[512];
+  const char *dot = strrchr(image, '.');
+  if (dot && strcmp(dot, ".img") == 0) snprintf(map, sizeof map, "%.*s.map", (int)(dot - image), image);
+  else snprintf(map, sizeof map, "%s.map", image);
+  FILE *f = fopen(map, "r");
+  if (!f) return -1;
+  char line[512], name[256];
+  unsigned addr = 0, size = 0;
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f))
+    found = sscanf(line, "symbol %x %x %*s %255s", &addr, &size, name) == 3 &&
+            strcmp(name, symbol) == 0 && size == 4;
+  fclose(f);
+  uint8_t *p = found ? nic_sram_ptr(l->nic, addr, 4) : NULL;
+  if (!p) return -1;
+  uint8_t be[4] = {(uint8_t)(value >> 24), (uint8_t)(value >> 16), (uint8_t)(value >> 8), (uint8_t)value};
+  memcpy(p, be, 4);   /* the LANai is big-endian */
+  return 0;
+}
+
 void lanai_free(struct lanai_nic *l) {
   if (l->trace) fclose((FILE *)l->trace);
   if (l->cpu) iss_free(l->cpu);
@@ -118,4 +139,34 @@ bool lanai_run(struct lanai_nic *l, unsigned node) {
   if (stop == ISS_STOP_FAULT) fault(l, node);
   else publish(l);
   return did;
+}
+
+/* An instruction takes at most this many cycles (a register-page load whose result the next
+ * instruction uses: 1 + 1 + 3, hw/lanai/README.md), so a budget of room / VT_MAX_CPI
+ * instructions never carries the processor past its limit. */
+#define VT_MAX_CPI 8u
+
+bool lanai_run_timed(struct lanai_nic *l, unsigned node, uint64_t limit_ns, uint64_t hz) {
+  if (l->faulted) return true;
+  struct iss_board *b = &l->bd;
+  b->timed = true;
+  b->hz = hz;
+  for (;;) {
+    if (l->vt_ns >= limit_ns) return false;
+    uint64_t room = (uint64_t)(((unsigned __int128)(limit_ns - l->vt_ns) * hz) / 1000000000u);
+    uint64_t budget = room / VT_MAX_CPI;
+    if (budget == 0) return false;
+    if (budget > SLICE_INSNS) budget = SLICE_INSNS;
+    b->saw_event = b->events_read = false;
+    enum iss_stop stop = iss_run(l->cpu, budget);
+    l->vt_ns = iss_board_now(b);
+    if (stop == ISS_STOP_FAULT) {
+      fault(l, node);
+      return true;
+    }
+    if (stop == ISS_STOP_YIELD) {
+      publish(l);
+      return true;
+    }
+  }
 }

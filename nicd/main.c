@@ -19,6 +19,7 @@
 #include "futex.h"
 #include "fw_init.h"
 #include "../hw/lanai/iss.h"
+#include "../hw/profile.h"
 #include "naming.h"
 #include "nicd.h"
 #include "../hw/udpfab.h"
@@ -40,13 +41,18 @@ static void usage(FILE *f) {
           "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
           "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
           "      --fast          transfers take no emulated time (benchmarks)\n"
-          "      --coarse        coarse-grained pipelining only (default: fine-grained; native\n"
-          "                      firmware only: the LANai image is built fine-grained)\n"
+          "      --coarse        coarse-grained pipelining only (default: fine-grained; with\n"
+          "                      --lanai, the image's fw_lanai_fine_mode is cleared at boot)\n"
           "      --lanai IMAGE   run the LANai firmware image (make firmware-lanai:\n"
           "                      build/lanai/firmware.img) on an instruction-set simulator\n"
           "                      per NIC (default: the native firmware, built into nicd)\n"
           "      --watchdog-ms MS  with --lanai: a NIC whose firmware does not poll its events\n"
           "                      for MS ms of processor time faults (default %d)\n"
+          "      --timing PROFILE  with --lanai: virtual time, deterministic: every hardware\n"
+          "                      action, the processor's cycles and the hosts' library calls\n"
+          "                      take what the hardware profile says (hw/profiles/*.prof)\n"
+          "      --trace FILE    with --timing: each engine's and processor's busy intervals\n"
+          "                      (NODE ENGINE START_NS END_NS per line; scripts/timeline.sh)\n"
           "      --lanai-trace N with --lanai: every instruction of NIC N into DIR/lanaiN.trace\n"
           "      --run DIR       run directory (default $VERINIC_RUN or /tmp/verinic-<uid>)\n"
           "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
@@ -114,8 +120,9 @@ int main(int argc, char **argv) {
       {"node", required_argument, 0, 'N'},  {"loss", required_argument, 0, '1'},
       {"dup", required_argument, 0, '2'},   {"reorder", required_argument, 0, '3'},
       {"corrupt", required_argument, 0, '4'}, {"seed", required_argument, 0, '5'},
+      {"timing", required_argument, 0, 't'}, {"trace", required_argument, 0, 'x'},
       {0, 0, 0, 0}};
-  const char *cluster_file = NULL;
+  const char *cluster_file = NULL, *profile_file = NULL, *trace_file = NULL;
   bool n_given = false, faults_given = false;
   uint16_t want[NICD_MAX_NICS];
   unsigned nwant = 0;
@@ -183,6 +190,8 @@ int main(int argc, char **argv) {
     }
     case 'v': D.verbose = 1; break;
     case 'L': image = optarg; break;
+    case 't': profile_file = optarg; break;
+    case 'x': trace_file = optarg; break;
     case 'W': watchdog_ms = strtol(optarg, NULL, 10); break;
     case 'T': trace_nic = strtol(optarg, NULL, 10); break;
     case 'h': usage(stdout); return 0;
@@ -195,16 +204,33 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *misuse = watchdog_ms <= 0                 ? "--watchdog-ms: not a positive number"
-                       : image && coarse                ? "--coarse: the LANai image is fine-grained"
                        : !image && trace_nic >= 0       ? "--lanai-trace: needs --lanai"
                        : trace_nic >= (long)n           ? "--lanai-trace: no such NIC"
                        : D.udp && n_given                ? "-n: with --udp the cluster file says which NICs"
                        : !D.udp && (cluster_file || nwant) ? "--cluster/--node: need --udp"
                        : !D.udp && faults_given          ? "--loss/--dup/--reorder/--corrupt: need --udp"
+                       : profile_file && !image          ? "--timing: needs --lanai (the firmware's time is its cycles)"
+                       : profile_file && (fast || D.udp) ? "--timing: not with --fast or --udp"
+                       : trace_file && !profile_file     ? "--trace: needs --timing"
                                                         : NULL;
   if (misuse) {
     fprintf(stderr, "nicd: %s\n", misuse);
     return 2;
+  }
+  struct profile prof;
+  if (profile_file) {
+    char err[PROFILE_ERR_LEN];
+    if (profile_load(profile_file, &prof, err, sizeof err) != 0) {
+      fprintf(stderr, "nicd: %s\n", err);
+      return 2;
+    }
+    D.timing = true;
+    D.nic_hz = prof.nic_hz;
+    D.wake_ns = prof.host_wake_ns;
+    if (trace_file && !(D.vt_trace = fopen(trace_file, "w"))) {
+      fprintf(stderr, "nicd: %s: %s\n", trace_file, strerror(errno));
+      return 1;
+    }
   }
   struct iss_image img = {0};
   if (image) {
@@ -280,6 +306,7 @@ int main(int argc, char **argv) {
     }
   } else {
     struct memfab_config mc = {.nodes = n, .latency_ns = fast ? 0 : MEMFAB_DEFAULT_LATENCY_NS};
+    if (D.timing) mc.latency_ns = prof.link_latency_ns;
     D.fab = memfab_create(&mc);
     D.nodes = n;
   }
@@ -296,6 +323,13 @@ int main(int argc, char **argv) {
     c.shm_name = name;
     c.sram_size = sram;
     c.timing = fast ? NIC_TIMING_FAST : NIC_TIMING_MODEL;
+    if (D.timing) {
+      c.hdma_bytes_per_s = prof.hdma_bps;
+      c.hdma_latency_ns = prof.hdma_setup_ns;
+      c.link_bytes_per_s = prof.link_bps;
+      c.send_latency_ns = prof.send_setup_ns;
+      if (D.vt_trace) c.trace = vt_trace_engine, c.trace_ctx = &D;
+    }
     int err = 0;
     if (takeover_window(name, why, sizeof why) != 0) {
       fprintf(stderr, "nicd: cannot create NIC %u: %s\n", i, why);
@@ -309,12 +343,23 @@ int main(int argc, char **argv) {
       return 1;
     }
     nic_attach(D.nic[i], D.fab);
+    if (D.timing) {   /* before any host maps the window */
+      struct hw_vt *vt = &nic_window(D.nic[i])->regs->vt;
+      vt->call_ns = prof.host_call_ns;
+      vt->wake_ns = prof.host_wake_ns;
+      vt->copy_bps = prof.host_copy_bps;
+      atomic_store(&vt->on, 1);
+    }
     D.bd[i].nic = D.nic[i];
     struct fw_config fc = {.fine_mode = !coarse};
     if (D.lanai) {
       if (lanai_boot(&D.cpu[i], D.nic[i], &img, (uint64_t)watchdog_ms * 1000000ull) != 0) {
         fprintf(stderr, "nicd: NIC %u: cannot boot %s (out of memory, or larger than SRAM)\n",
                 i, image);
+        return 1;
+      }
+      if (coarse && lanai_patch(&D.cpu[i], image, "fw_lanai_fine_mode", 0) != 0) {
+        fprintf(stderr, "nicd: --coarse: %s has no fw_lanai_fine_mode in its map\n", image);
         return 1;
       }
       if ((long)i == trace_nic) {
@@ -359,12 +404,14 @@ int main(int argc, char **argv) {
            (unsigned)udpfab_port(D.fab), D.clu.npeers, D.sock_path, D.hosts_path,
            image ? image : "native");
   } else {
-    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s\n", n, prefix, n - 1,
-           D.sock_path, D.hosts_path, image ? image : "native");
+    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s\n", n, prefix, n - 1,
+           D.sock_path, D.hosts_path, image ? image : "native",
+           D.timing ? ", timing mode: " : "", D.timing ? prof.name : "");
   }
   fflush(stdout);
   D.t0 = futex_now_ns();
-  nicd_loop(&D);
+  if (D.timing) nicd_timing_loop(&D);
+  else nicd_loop(&D);
   cm_stop();
   udpwake_stop();
   for (unsigned i = 0; i < n; i++) {

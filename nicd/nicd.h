@@ -37,7 +37,14 @@ struct iss_board {
   uint32_t rg_hi, rg_lo, rg_len, rg_ptag, verdict;
   struct nic_recv_status recv_latch;   /* latched by a RECV_STATE read */
   uint16_t sum_latch[NIC_HDMA_CHANNELS]; /* latched by a channel's STATUS read */
+  /* Timing mode (vtime.c): the processor's virtual time is t0 + (cycles - c0) / hz; each
+   * register access first moves the NIC's hardware to it, and a host signal wakes the
+   * host processes waiting for it at that time plus wake_ns. */
+  bool timed;
+  uint64_t t0, c0, hz, wake_ns;
 };
+/* Timing mode: the processor's virtual time now. */
+uint64_t iss_board_now(const struct iss_board *b);
 /* Sets up b for nic and fills in the bus to give iss_new; b->cpu is set after it. */
 void iss_board_init(struct iss_board *b, struct nic *nic, struct iss_bus *bus);
 
@@ -49,15 +56,25 @@ struct lanai_nic {
   uint64_t watchdog_ns, watch_from;
   bool watching, faulted;
   void *trace;                  /* FILE * of --lanai-trace */
+  bool vt_busy;                 /* timing mode: handling events (else idle until one) */
+  uint64_t vt_ns;               /* timing mode: the processor's virtual time */
 };
 /* Reset, image into SRAM at 0, release. 0, or -1 (out of memory, image larger than SRAM). */
 int lanai_boot(struct lanai_nic *l, struct nic *nic, const struct iss_image *img,
                uint64_t watchdog_ns);
 void lanai_free(struct lanai_nic *l);
+/* Writes a 32-bit word into the booted image's variable `symbol` (found in the image's .map),
+ * before the processor runs: --coarse's fw_lanai_fine_mode. 0, or -1 (no map, no such word). */
+int lanai_patch(struct lanai_nic *l, const char *image, const char *symbol, uint32_t value);
 /* Every instruction executed from now on, disassembled into the file path. 0 or -1. */
 int lanai_trace(struct lanai_nic *l, const char *path);
 /* One slice (a pass of the loop); true if the firmware handled something or is still busy. */
 bool lanai_run(struct lanai_nic *l, unsigned node);
+/* Timing mode: runs the processor until it polls with nothing to do (true) or its time is
+ * within a few cycles of limit_ns (false). Its time is l->bd.t0 + (cycles - l->bd.c0) at hz:
+ * the origin is set when the processor starts handling events, so that how its run is cut
+ * into slices changes nothing, not even the rounding. */
+bool lanai_run_timed(struct lanai_nic *l, unsigned node, uint64_t limit_ns, uint64_t hz);
 
 /* cluster.c: a nicd in a cluster over UDP (--udp): where every node is, which it hosts. */
 struct cluster_peer {           /* another nicd: the nodes at one address */
@@ -85,6 +102,9 @@ struct nicd {
   struct fw_board bd[NICD_MAX_NICS];
   struct fw fw[NICD_MAX_NICS];
   bool lanai;                   /* --lanai: the NICs run the LANai image (cpu[]) */
+  bool timing;                  /* --timing: virtual time (vtime.c) */
+  uint64_t nic_hz, wake_ns;     /* --timing: the profile's processor clock, host wake-up */
+  void *vt_trace;               /* --trace: FILE * of the engines' busy intervals */
   struct lanai_nic cpu[NICD_MAX_NICS];
   uint64_t t0;
   int verbose;
@@ -119,6 +139,16 @@ void udpwake_stop(void);
 /* loop.c: runs the firmware of every NIC until nicd_stop; sleeps on the NICs' doorbell
  * futexes when nothing is due soon. */
 void nicd_loop(struct nicd *d);
+
+/* vtime.c: the firmware loop of timing mode (--timing): a discrete-event simulation in
+ * virtual time of the NICs, their processors and the host processes (window.h, struct
+ * hw_vt), until nicd_stop. */
+void nicd_timing_loop(struct nicd *d);
+/* A host signal raised at virtual time t: the host processes waiting for one of the bits run
+ * again at t + wake_ns. */
+void vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns);
+/* --trace: nic_config.trace of every NIC (ctx: the struct nicd). */
+void vt_trace_engine(void *ctx, uint16_t node, enum nic_engine e, uint64_t start, uint64_t end);
 
 /* cm.c: the connection manager (CONNECT.md). Starts its thread; 0 or -errno. */
 int cm_start(struct nicd *d);

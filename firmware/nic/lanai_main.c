@@ -7,10 +7,14 @@
 int main(void);
 
 static struct fw fw_state;
+
+/* Fine-grained pipelining unless nicd --coarse --lanai cleared this word in SRAM before it
+ * released the processor (nicd/lanai.c, lanai_patch): the card has no other configuration. */
+volatile unsigned fw_lanai_fine_mode = 1;
 static struct fw_board *const board = 0; /* board_lanai.c keeps no state */
 
 int main(void) {
-  struct fw_config cfg = {.fine_mode = true};
+  struct fw_config cfg = {.fine_mode = fw_lanai_fine_mode != 0};
   if (fw_init(&fw_state, board, &cfg) != 0) return 1;
   for (;;) (void)fw_dispatch_poll(&fw_state);
 }

@@ -91,6 +91,7 @@ struct lnic_dev {
   pthread_t drainer;
   pthread_cond_t drain_cond;
   bool drainer_running, drainer_stop;
+  int vt_slot;                  /* timing mode: this process's slot + 1 (0: none yet) */
 };
 
 /* ---- device ---- */
@@ -182,5 +183,22 @@ void lnic_vi_resync(struct lnic_vi *v);
  * (< 0: no limit; slices are the caller's business). 0 when signalled, -ETIMEDOUT, -EPIPE. */
 int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns);
 uint64_t lnic_now_ns(void);
+
+/* ---- timing mode (nic_vt.c; nicd --timing) ---- */
+/* In timing mode waits end at virtual times (lnic_wait's timeout too), every lnic_lock costs
+ * the profile's host.call and waits until nicd has caught up with this process. */
+bool lnic_vt_on(const struct lnic_dev *d);
+/* This process's virtual time once it used a NIC in timing mode, else CLOCK_MONOTONIC (ns):
+ * what benchmarks read as their clock. */
+uint64_t lnic_vt_now_ns(void);
+/* Charges a library call and synchronises (lnic_lock does it). */
+void lnic_vt_call(struct lnic_dev *d);
+/* Charges a host memcpy of `bytes` at the profile's host.memcpy. */
+void lnic_vt_copy(size_t bytes);
+/* Around a blocking call nicd does not take part in (the connection manager): while on, this
+ * process bounds nothing. */
+void lnic_vt_outside(bool on);
+/* lnic_wait in timing mode. */
+int lnic_vt_wait(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "wait.h"
 #include "nic_internal.h"
 
 int lnic_window_name(const char *devname, char *out, size_t outlen) {
@@ -99,6 +100,12 @@ int lnic_open_window(const struct hwin *w, const char *devname, struct lnic_dev 
 void lnic_close(struct lnic_dev *d) {
   if (!d) return;
   lnic_drainer_stop(d);
+  if (d->vt_slot) {   /* timing mode: this process no longer bounds nicd */
+    struct hw_vt_slot *s = &d->win.regs->vt.slot[d->vt_slot - 1];
+    atomic_store(&s->state, HW_VT_FREE);
+    atomic_store(&s->pid, 0);
+    wait_wake_nic(d->win.regs);
+  }
   for (unsigned i = 0; i < HOSTIF_NVI; i++)
     if (d->vi[i]) lnic_vi_destroy(d->vi[i], true);
   for (int i = 0; i < NIC_MAX_MR; i++)
@@ -139,6 +146,9 @@ volatile struct hostif_counters *lnic_hostif_counters(struct lnic_dev *d) {
   return (volatile struct hostif_counters *)(void *)(d->win.sram + HOSTIF_COUNTERS_ADDR);
 }
 
-void lnic_lock(struct lnic_dev *d) { pthread_mutex_lock(&d->lock); }
+void lnic_lock(struct lnic_dev *d) {
+  pthread_mutex_lock(&d->lock);
+  lnic_vt_call(d);
+}
 void lnic_unlock(struct lnic_dev *d) { pthread_mutex_unlock(&d->lock); }
 uint64_t lnic_now_ns(void) { return futex_now_ns(); }

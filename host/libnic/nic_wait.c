@@ -12,6 +12,7 @@ static bool gone(void *d) { return lnic_dead_check(d, false); }
 int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
   static _Atomic int64_t spin = -1;   /* read from the environment once */
   if (!d || !vi_mask) return -EINVAL;
+  if (lnic_vt_on(d)) return lnic_vt_wait(d, vi_mask, timeout_ns);
   int64_t s = atomic_load_explicit(&spin, memory_order_relaxed);
   if (s < 0) {
     s = (int64_t)wait_spin_env(WAIT_HOST_SPIN_ENV, WAIT_HOST_SPIN_NS);

@@ -18,6 +18,13 @@
 
 #include "sv_int.h"
 
+/* libnic's timing mode (nicd --timing) charges each copy at the profile's host memcpy rate;
+ * weak, so SOVIA keeps depending on VIPL's interface only. */
+void lnic_vt_copy(size_t bytes) __attribute__((weak));
+static void charge_copy(size_t bytes) {
+  if (lnic_vt_copy) lnic_vt_copy(bytes);
+}
+
 static void queue_slot(struct sv_conn *c, unsigned i, const void *addr, uint32_t len,
                        VIP_MEM_HANDLE h) {
   VIP_DESCRIPTOR *d = &c->sd[i];
@@ -71,6 +78,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     if (combine && c->comb >= 0 && c->slen[c->comb] + piece <= SV_CHUNK) {
       unsigned i = (unsigned)c->comb;
       memcpy(c->sbufs + (size_t)i * SV_CHUNK + c->slen[i], buf + done, piece);
+      charge_copy(piece);
       c->slen[i] += (uint32_t)piece;
       done += piece;
       if (c->slen[i] == SV_CHUNK) sv_comb_flush(c);
@@ -86,6 +94,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     }
     uint8_t *b = c->sbufs + (size_t)i * SV_CHUNK;
     memcpy(b, buf + done, piece);
+    charge_copy(piece);
     c->slen[i] = (uint32_t)piece;
     done += piece;
     if (combine) {
@@ -178,6 +187,7 @@ void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n) {
   if (c->ubuf) {
     size_t k = c->ulen - c->ugot < n ? c->ulen - c->ugot : n;
     memcpy(c->ubuf + c->ugot, p, k);
+    charge_copy(k);
     c->ugot += k;
     p += k;
     n -= k;
@@ -203,6 +213,7 @@ void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n) {
   size_t first = c->rb_cap - tail < n ? c->rb_cap - tail : n;
   memcpy(c->rb + tail, p, first);
   memcpy(c->rb, p + first, n - first);
+  charge_copy(n);
   c->rb_len += n;
 }
 
@@ -211,6 +222,7 @@ static size_t rb_take(struct sv_conn *c, uint8_t *out, size_t n, bool peek) {
   size_t first = c->rb_cap - c->rb_head < n ? c->rb_cap - c->rb_head : n;
   memcpy(out, c->rb + c->rb_head, first);
   memcpy(out + first, c->rb, n - first);
+  charge_copy(n);
   if (!peek) {
     c->rb_head = (c->rb_head + n) % c->rb_cap;
     c->rb_len -= n;

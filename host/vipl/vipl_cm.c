@@ -28,7 +28,17 @@ int vipl_cm_open(void) {
   return fd;
 }
 
+static int cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns);
+
+/* In timing mode the process bounds nothing while nicd's connection manager has it. */
 int vipl_cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns) {
+  lnic_vt_outside(true);
+  int rc = cm_call(fd, line, reply, cap, timeout_ns);
+  lnic_vt_outside(false);
+  return rc;
+}
+
+static int cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns) {
   size_t len = strlen(line), off = 0;
   while (off < len) {
     ssize_t w = send(fd, line + off, len - off, MSG_NOSIGNAL);

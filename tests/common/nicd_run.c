@@ -98,8 +98,16 @@ pid_t nicd_start(int n, bool fast) {
   snprintf(nstr, sizeof nstr, "%d", n);
   pid_t pid = fork();
   if (pid == 0) {
-    const char *argv[12] = {"nicd", "-n", nstr, "--run", run_dir, "--prefix", prefix};
+    const char *argv[16] = {"nicd", "-n", nstr, "--run", run_dir, "--prefix", prefix};
     int k = 7;
+    const char *prof = getenv("VERINIC_TIMING"), *trace = getenv("VERINIC_TIMING_TRACE");
+    if (prof && *prof) {
+      fast = false, lanai = true;
+      argv[k++] = "--timing", argv[k++] = prof;
+      if (trace && *trace) argv[k++] = "--trace", argv[k++] = trace;
+      const char *coarse = getenv("VERINIC_TIMING_COARSE");
+      if (coarse && *coarse) argv[k++] = "--coarse";
+    }
     if (fast) argv[k++] = "--fast";
     if (lanai) argv[k++] = "--lanai", argv[k++] = image;
     argv[k] = NULL;

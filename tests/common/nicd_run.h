@@ -20,8 +20,11 @@
  * that this process and its children reach this nicd; waits until its socket is there and
  * every NIC's firmware is up. The firmware is nicd's native one, or with
  * VERINIC_FIRMWARE=lanai the LANai image ($VERINIC_LANAI_IMAGE, default
- * build/lanai/firmware.img) on nicd's instruction-set simulator (nicd --lanai). The pid, or -1
- * (with a message). */
+ * build/lanai/firmware.img) on nicd's instruction-set simulator (nicd --lanai). With
+ * VERINIC_TIMING=PROFILE, nicd runs the LANai image in timing mode (nicd --timing PROFILE,
+ * --trace $VERINIC_TIMING_TRACE when set, --coarse when $VERINIC_TIMING_COARSE is set;
+ * `fast` is ignored). The pid, or -1 (with a
+ * message). */
 pid_t nicd_start(int n, bool fast);
 /* SIGTERM (or SIGKILL when kill9, then removes the windows it left), reaps it and removes
  * the run directory. */

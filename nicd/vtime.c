@@ -1,0 +1,197 @@
+/* vtime.c: nicd's timing mode (--timing PROFILE): a discrete-event simulation in virtual
+ * time. The actors are each NIC's hardware (engines, timers, arrivals: nic_next_due), each
+ * NIC's LANai processor (its time is the cycles the simulator counts at the profile's clock),
+ * and the host processes, whose slots in the windows (iface/window.h, struct hw_vt) give their
+ * virtual times. The loop always moves the earliest actor, and never past the time of a host
+ * process that is RUNNING (it could still post work at that time): there it publishes
+ * done_ns, the time up to which everything is done, and sleeps until a host moves. A host
+ * WAITING for signal bits bounds nothing; the processor's write of the host signal register
+ * makes it RUNNING at that time plus the profile's wake-up cost, and its timeout is an actor
+ * too. Nothing depends on the wall clock, so a run gives the same times on any machine.
+ * --trace writes each engine's and processor's busy intervals (scripts/timeline.sh). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../hw/lanai/iss.h"
+#include "futex.h"
+#include "nicd.h"
+#include "wait.h"
+
+#define REAP_NS 100000000ull   /* a blocked loop looks for dead host processes this often */
+
+void vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns) {
+  for (unsigned i = 0; i < HW_VT_SLOTS; i++) {
+    struct hw_vt_slot *s = &r->vt.slot[i];
+    if (atomic_load(&s->state) != HW_VT_WAITING || !(atomic_load(&s->mask) & bits)) continue;
+    atomic_store(&s->t_ns, t + wake_ns);
+    atomic_store(&s->state, HW_VT_RUNNING);
+  }
+}
+
+/* The earliest time a RUNNING host may act at (*bound), and the earliest timeout of a WAITING
+ * one (*until); NIC_NEVER when none. */
+static void hosts(struct nicd *d, uint64_t *bound, uint64_t *until) {
+  *bound = *until = NIC_NEVER;
+  for (unsigned n = 0; n < d->n; n++)
+    for (unsigned i = 0; i < HW_VT_SLOTS; i++) {
+      struct hw_vt_slot *s = &nic_window(d->nic[n])->regs->vt.slot[i];
+      if (!atomic_load(&s->pid)) continue;
+      uint32_t st = atomic_load(&s->state);
+      uint64_t t = st == HW_VT_RUNNING ? atomic_load(&s->t_ns) : atomic_load(&s->until_ns);
+      if (st == HW_VT_RUNNING && t < *bound) *bound = t;
+      if (st == HW_VT_WAITING && t < *until) *until = t;
+    }
+}
+
+/* Waits whose timeout is due by t end: the host runs again at its timeout. */
+static void expire(struct nicd *d, uint64_t t) {
+  for (unsigned n = 0; n < d->n; n++) {
+    struct hw_regs *r = nic_window(d->nic[n])->regs;
+    for (unsigned i = 0; i < HW_VT_SLOTS; i++) {
+      struct hw_vt_slot *s = &r->vt.slot[i];
+      if (atomic_load(&s->state) != HW_VT_WAITING || atomic_load(&s->until_ns) > t) continue;
+      atomic_store(&s->t_ns, atomic_load(&s->until_ns));
+      atomic_store(&s->state, HW_VT_RUNNING);
+    }
+    wait_wake_hosts(r);
+  }
+}
+
+/* A process that exited, even if its parent has not reaped it yet. */
+static bool dead(int32_t pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');
+  return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* Slots of processes that died (they would bound the loop forever). */
+static void reap(struct nicd *d) {
+  for (unsigned n = 0; n < d->n; n++)
+    for (unsigned i = 0; i < HW_VT_SLOTS; i++) {
+      struct hw_vt_slot *s = &nic_window(d->nic[n])->regs->vt.slot[i];
+      int32_t pid = atomic_load(&s->pid);
+      if (pid > 0 && dead(pid)) {
+        atomic_store(&s->state, HW_VT_FREE);
+        atomic_store(&s->pid, 0);
+      }
+    }
+}
+
+static uint64_t clock_max(struct nicd *d) {
+  uint64_t t = 0;
+  for (unsigned i = 0; i < d->n; i++)
+    if (nic_clock(d->nic[i]) > t) t = nic_clock(d->nic[i]);
+  return t;
+}
+
+/* ---- trace: busy intervals of each processor (here) and engine (vt_trace_engine) ---- */
+static uint64_t cpu_since[NICD_MAX_NICS];
+
+static void tr_cpu(struct nicd *d, unsigned i, bool busy, uint64_t t) {
+  if (!d->vt_trace) return;
+  if (busy) cpu_since[i] = t;
+  else if (t > cpu_since[i])
+    fprintf(d->vt_trace, "%u cpu %llu %llu\n", (unsigned)d->node[i],
+            (unsigned long long)cpu_since[i], (unsigned long long)t);
+}
+
+void vt_trace_engine(void *ctx, uint16_t node, enum nic_engine e, uint64_t start, uint64_t end) {
+  static const char *const name[NIC_ENG_N] = {"hdma", "send", "recv"};
+  struct nicd *d = ctx;
+  if (d->vt_trace && e < NIC_ENG_N)
+    fprintf(d->vt_trace, "%u %s %llu %llu\n", (unsigned)node, name[e], (unsigned long long)start,
+            (unsigned long long)end);
+}
+
+/* Everything up to t is done: hosts waiting for it go on; sleep until one of them moves
+ * (seq: the windows' nic_seq, read before the loop last looked at the slots). */
+static void block(struct nicd *d, struct wait_set *ws, const uint32_t *seq, uint64_t t) {
+  for (unsigned i = 0; i < d->n; i++) {
+    struct hw_regs *r = nic_window(d->nic[i])->regs;
+    atomic_store(&r->vt.done_ns, t);
+    wait_wake_hosts(r);
+  }
+  if (d->vt_trace) fflush(d->vt_trace);
+  uint64_t start = futex_now_ns();
+  wait_doorbell_sleep_seq(ws, seq, start + REAP_NS);
+  if (futex_now_ns() - start >= REAP_NS) reap(d);
+  /* Doorbells rung meanwhile (at this time) raise their events. */
+  for (unsigned i = 0; i < d->n; i++) nic_advance(d->nic[i], nic_clock(d->nic[i]));
+}
+
+void nicd_timing_loop(struct nicd *d) {
+  struct wait_set ws = {.n = d->n, .stop = &nicd_stop};
+  for (unsigned i = 0; i < d->n; i++) ws.r[i] = nic_window(d->nic[i])->regs;
+  uint64_t slack = (8ull * 1000000000ull + d->nic_hz - 1) / d->nic_hz; /* 8 cycles */
+  uint32_t seq[NICD_MAX_NICS];
+  for (unsigned i = 0; i < d->n; i++) {   /* booting */
+    d->cpu[i].vt_busy = true;
+    tr_cpu(d, i, true, 0);
+    d->cpu[i].bd.t0 = 0;
+    d->cpu[i].bd.c0 = iss_stats(d->cpu[i].cpu)->cycles;
+  }
+  while (!nicd_stop) {
+    for (unsigned i = 0; i < d->n; i++) seq[i] = atomic_load(&ws.r[i]->nic_seq);
+    uint64_t bound, until;
+    hosts(d, &bound, &until);
+    /* A processor idle since it last found nothing wakes at the first event. */
+    for (unsigned i = 0; i < d->n; i++) {
+      struct lanai_nic *l = &d->cpu[i];
+      if (l->faulted || l->vt_busy || !nic_events(d->nic[i])) continue;
+      l->vt_busy = true;
+      if (l->vt_ns < nic_clock(d->nic[i])) l->vt_ns = nic_clock(d->nic[i]);
+      l->bd.t0 = l->vt_ns;
+      l->bd.c0 = iss_stats(l->cpu)->cycles;
+      tr_cpu(d, i, true, l->vt_ns);
+    }
+    uint64_t t_hw = NIC_NEVER, t_cpu = NIC_NEVER;
+    unsigned ci = 0;
+    for (unsigned i = 0; i < d->n; i++) {
+      uint64_t t = nic_next_due(d->nic[i]);
+      if (t < t_hw) t_hw = t;
+      if (d->cpu[i].vt_busy && d->cpu[i].vt_ns + slack < t_cpu) t_cpu = d->cpu[i].vt_ns + slack, ci = i;
+    }
+    uint64_t t_min = t_hw < t_cpu ? t_hw : t_cpu;
+    if (until < t_min) t_min = until;
+    if (t_min == NIC_NEVER || t_min > bound) {
+      uint64_t t = bound == NIC_NEVER ? clock_max(d) : bound;
+      if (bound != NIC_NEVER) nic_advance_all(d->nic, d->n, bound);
+      block(d, &ws, seq, t);
+      continue;
+    }
+    if (until == t_min) {
+      nic_advance_all(d->nic, d->n, until);
+      expire(d, until);
+      continue;
+    }
+    if (t_hw == t_min) {
+      nic_advance_all(d->nic, d->n, t_hw);
+      continue;
+    }
+    uint64_t limit = bound < t_hw ? bound : t_hw;
+    if (until < limit) limit = until;
+    for (unsigned i = 0; i < d->n; i++)
+      if (i != ci && d->cpu[i].vt_busy && d->cpu[i].vt_ns + slack < limit) limit = d->cpu[i].vt_ns + slack;
+    struct lanai_nic *l = &d->cpu[ci];
+    l->bd.wake_ns = d->wake_ns;
+    bool idle = lanai_run_timed(l, d->node[ci], limit, d->nic_hz);
+    if (idle) {
+      l->vt_busy = false;
+      tr_cpu(d, ci, false, l->vt_ns);
+    }
+  }
+  if (!d->vt_trace) return;
+  for (unsigned i = 0; i < d->n; i++)
+    if (d->cpu[i].vt_busy) tr_cpu(d, i, false, d->cpu[i].vt_ns);
+  fclose(d->vt_trace);
+}

@@ -1,0 +1,42 @@
+# tests/timing/module.mk: nicd's timing mode: the hardware profile reader against every shipped
+# profile (test_profile), its fuzz target, and timing mode end to end (timing.sh).
+TIMING_T  := $(B)/tests/timing
+TEST_BINS += $(TIMING_T)/test_profile
+TESTS     += $(TIMING_T)/test_profile
+
+$(TIMING_T)/test_profile: $(B)/san/tests/timing/test_profile.o $(HW_LIB_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -o $@
+
+# libFuzzer: arbitrary bytes through profile_parse; seeds in tests/fuzz/corpus/fuzz_profile/.
+FUZZ_BINS += $(B)/fuzz/fuzz_profile
+$(B)/fuzz/fuzz_profile: tests/timing/fuzz_profile.c hw/profile.c hw/profile.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihw -o $@ tests/timing/fuzz_profile.c hw/profile.c
+
+# E-UDP's analytic model (eudp_model.c) for the test bed profile, against hand-computed values.
+TEST_BINS += $(TIMING_T)/test_eudp_model
+TESTS     += $(TIMING_T)/test_eudp_model
+$(TIMING_T)/test_eudp_model: $(B)/san/tests/timing/test_eudp_model.o $(B)/san/tests/timing/eudp_model.o $(HW_LIB_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(HW_LIB_SAN) $(HW_LDLIBS) -lm -o $@
+
+# `make bench-paper`: the papers' figures in timing mode (bench_paper.c), tables and plots into
+# build/bench/paper/.
+BENCH_PAPER := $(B)/bench/timing/bench_paper
+$(B)/obj/tests/timing/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic
+$(BENCH_PAPER): $(B)/obj/tests/timing/bench_paper.o $(B)/obj/tests/timing/eudp_model.o \
+                $(B)/obj/bench/summary.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) $(VIPL_LIB) $(HW_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(VIPL_LIB) $(HW_LIB) $(HW_LDLIBS) -lpthread -lrt -lm -o $@
+TEST_BINS += $(BENCH_PAPER)
+TESTS     += tests/timing/timing.sh
+
+.PHONY: bench-paper
+bench-paper: $(BENCH_PAPER) $(NICD) firmware-lanai
+	@mkdir -p $(B)/bench/paper
+	@for p in $(sort $(wildcard hw/profiles/*.prof)); do n=$$(basename $$p .prof); \
+	  $(BENCH_PAPER) eudp $$p $(B)/bench/paper/$$n.dat | grep -v '^nicd:' | tee $(B)/bench/paper/$$n.txt \
+	  || exit 1; done
+	@$(BENCH_PAPER) fig9 hw/profiles/eudp-lanai9-pci32.prof $(B)/bench/paper/fig9.trace | grep -v '^nicd:'
+	@bench/paper-plots.sh $(B)/bench/paper

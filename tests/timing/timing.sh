@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/timing/timing.sh: nicd's timing mode end to end. A bad profile is refused with its
+# file:line:col; --timing needs --lanai; the same VIPL ping-pong and stream in timing mode give
+# the same virtual times twice, the second time with two busy loops competing for the CPUs;
+# --trace writes busy intervals that scripts/timeline.sh turns into a gnuplot script.
+set -u
+N=build/bin/nicd
+BP=build/bench/timing/bench_paper
+IMG=${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img}
+PROF=hw/profiles/eudp-lanai9-pci32.prof
+work=$(mktemp -d)
+busy=()
+trap 'for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+pass=0; fail=0
+check() { local name=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name"; fi; }
+
+printf 'name = bad\nnic.clock = fast\n' > "$work/bad.prof"
+out=$($N --timing "$work/bad.prof" --lanai "$IMG" --run "$work/run" 2>&1); rc=$?
+check "bad profile: exit 2 (got $rc)" test "$rc" -eq 2
+check "bad profile: message '$out'" test "$out" = \
+  "nicd: $work/bad.prof:2:13: error: expected a number, a frequency (Hz, kHz, MHz, GHz)"
+out=$($N --timing "$PROF" --run "$work/run" 2>&1); rc=$?
+check "--timing without --lanai: '$out'" test "$rc" -eq 2 -a \
+  "$out" = "nicd: --timing: needs --lanai (the firmware's time is its cycles)"
+
+first=$(VERINIC_TIMING_TRACE="$work/trace" $BP det "$PROF" 2>&1 | grep '^latency') || true
+check "timing run: '$first'" test -n "$first"
+for i in 1 2; do (while :; do :; done) & busy+=($!); done
+second=$($BP det "$PROF" 2>&1 | grep '^latency') || true
+check "deterministic under load: '$first' vs '$second'" test -n "$first" -a "$first" = "$second"
+
+check "trace: processor and host DMA intervals" \
+  bash -c "grep -q '^1 cpu [0-9]* [0-9]*$' '$work/trace' && grep -q '^0 hdma ' '$work/trace'"
+check "trace: intervals end after they start" \
+  awk '$4 < $3 { bad = 1 } END { exit bad }' "$work/trace"
+check "timeline script" bash -c "scripts/timeline.sh '$work/trace' '$work/t.png' 0 2000000 > '$work/t.gp' && grep -q 'set output' '$work/t.gp'"
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
