@@ -120,7 +120,7 @@ hint() {
   echo "$secs"
 }
 
-# Extracts the numbers from a pan output file into globals: errors states mem secs.
+# Extracts the numbers from a pan output file into globals: errors states visited mem secs.
 pan_numbers() {
   errors=$(grep -Eo 'errors: [0-9]+' "$1" | tail -n1 | grep -Eo '[0-9]+$')
   states=$(grep -E '^ *[0-9.e+]+ states, stored' "$1" | tail -n1 | awk '{print $1}')
