@@ -112,7 +112,7 @@ hint() {
   if [[ -n $HINTS && -d $HINTS ]]; then
     secs=$(ls -t "$HINTS" 2>/dev/null | grep '\.row$' | (cd "$HINTS" && xargs -r cat) |
            awk -F'|' -v m="$model" -v p="$prop" '{ gsub(/ /, "", $1); gsub(/ /, "", $2); gsub(/ /, "", $8) }
-             $1 == m && $2 == p && $8 ~ /^[0-9.]+$/ { print $8; exit }')
+             !found && $1 == m && $2 == p && $8 ~ /^[0-9.]+$/ { print $8; found = 1 }')
   fi
   if [[ -z $secs ]]; then
     case $kind in eventually|leadsto) secs=100 ;; safety|always) secs=10 ;; *) secs=1 ;; esac
