@@ -18,7 +18,7 @@ TESTS       :=   # commands run by `make test` (one test program or script each)
 VERIFY_MODELS := # PROMELA models `make verify` checks
 CLEAN_DIRS  := $(B) gen/out models/out
 
-.PHONY: all test verify proofs proofs-fresh bench firmware-lanai fuzz clean deps-check demo
+.PHONY: all test verify verify-fresh proofs proofs-fresh bench firmware-lanai fuzz clean deps-check demo
 all:
 
 # The parts' fragments in the order they build on each other: a fragment may use in its rules
@@ -55,8 +55,19 @@ bench:
 	@bench/summary.sh $(B)/bench/summary.txt
 
 # Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.
+# Passing runs are kept in models/cache, keyed by the SHA-256 of the model text, the property,
+# the pan options and the Spin, C compiler and verify.sh versions: a run whose key is there is
+# not repeated, and its row says `cached`. `make verify-fresh` runs everything into an empty
+# cache, which then replaces models/cache (only if every check passed).
+VERIFY_CACHE_DIR ?= models/cache
 verify: deps-check $(VERIFY_MODELS)
-	@ESMC=$(ESMC) models/verify.sh $(VERIFY_MODELS)
+	@ESMC=$(ESMC) VERIFY_CACHE_DIR=$(VERIFY_CACHE_DIR) models/verify.sh $(VERIFY_MODELS)
+
+verify-fresh: deps-check $(VERIFY_MODELS)
+	@rm -rf $(B)/verify-cache.new
+	@ESMC=$(ESMC) VERIFY_CACHE_DIR=$(B)/verify-cache.new VERIFY_HINTS=$(VERIFY_CACHE_DIR) \
+	  models/verify.sh $(VERIFY_MODELS)
+	@rm -rf $(VERIFY_CACHE_DIR) && mv $(B)/verify-cache.new $(VERIFY_CACHE_DIR)
 
 clean:
 	rm -rf $(CLEAN_DIRS)

@@ -20,10 +20,19 @@
 # from its output. Prints a table, then the counterexample of every failure in ESM terms
 # (esmc --trail), and exits 1 if anything failed.
 #
+# Order: the runs start longest first (their seconds in the cache, else liveness before safety
+# before witnesses), each model's verifiers compiled just before its first run, so the N job
+# slots stay busy to the end. Cache (VERIFY_CACHE_DIR, unset: none): a passing run is stored
+# under the SHA-256 of everything its verdict depends on (the model text with its added claims,
+# the property, the pan compile flags and run options, the versions of Spin and the C compiler,
+# and this script); a run whose key is there is not repeated, and its row, with the states,
+# memory and seconds of the run that produced it, says `cached`. Failures are never stored.
+#
 # Environment: ESMC (esmc binary for --trail; default build/bin/esmc), VERIFY_MEMLIM (MB, 4096),
 # VERIFY_DEPTH (pan -m, 1000000), VERIFY_HASH (pan -w, 22), VERIFY_TIMEOUT (s per run, 900),
 # VERIFY_CFLAGS (for pan.c, -O2), VERIFY_WORKDIR (kept work directory instead of a temporary one),
-# VERIFY_JOBS (runs at once, 2).
+# VERIFY_JOBS (runs at once, 2), VERIFY_CACHE_DIR (the cache; unset: none), VERIFY_HINTS (a cache
+# directory whose rows give the expected seconds of each run; default VERIFY_CACHE_DIR).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +47,7 @@ keep=0; witness=0; models=()
 ALL_ALWAYS=all_always__   # the claim that checks every `always` property in one search
 
 usage() {
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -70,16 +79,58 @@ trap cleanup EXIT
 # the details of a failure in `report`, collected in order at the end.
 runs=()        # run directories, in table order
 
-# row MODEL PROP KIND RESULT STATES MEM SECS
-row() { printf '%-14s | %-30s | %-10s | %-6s | %10s | %8s | %7s\n' "$@" >row; }
+# row MODEL PROP KIND RESULT STATES VISITED MEM SECS (the `cached` column left empty)
+row() { printf '%-14s | %-30s | %-10s | %-6s | %10s | %11s | %8s | %7s | %-6s\n' "$@" "" >row; }
 
-# Extracts the numbers from a pan output file into globals: errors states mem secs.
+# The cache. fingerprint covers what every run's verdict depends on besides its model and
+# property; cache_key adds those (the model file as it is searched, with its added claims).
+CACHE=${VERIFY_CACHE_DIR:-}
+HINTS=${VERIFY_HINTS:-$CACHE}
+[[ $witness -eq 1 ]] && CACHE=   # witnesses are printed from the trail of a real run
+if [[ -n $CACHE ]]; then
+  mkdir -p "$CACHE" || exit 2
+  case $CACHE in /*) ;; *) CACHE=$PWD/$CACHE ;; esac
+fi
+case $HINTS in /*|'') ;; *) HINTS=$PWD/$HINTS ;; esac
+fingerprint=$({ echo "verify cache 1"; cat "$0"; spin -V; ${CC:-gcc} --version | head -n1
+               echo "memlim $MEMLIM depth $DEPTH hash $HASH"; } | sha256sum | cut -c1-64)
+# cache_key PML WORDS...: the key of one run (WORDS: model, kind, names, pan flags and options).
+cache_key() {
+  local pml=$1; shift
+  { echo "$fingerprint"; printf '%s\n' "$@"; cat "$pml"; } | sha256sum | cut -c1-64
+}
+# Stores the rows of the run in the cwd under ckey if it passed as a whole.
+cache_store() {
+  [[ -n $CACHE && -n ${ckey:-} && -f row && ! -f report ]] || return 0
+  grep -q '| FAIL ' row && return 0
+  cp row "$CACHE/.$ckey.$$" && mv "$CACHE/.$ckey.$$" "$CACHE/$ckey.row"
+}
+# The expected seconds of the run of MODEL PROP of kind KIND: from a cached row if any (the
+# newest), else by kind, so that liveness runs start first.
+hint() {
+  local model=$1 prop=$2 kind=$3 secs=
+  if [[ -n $HINTS && -d $HINTS ]]; then
+    secs=$(ls -t "$HINTS" 2>/dev/null | grep '\.row$' | (cd "$HINTS" && xargs -r cat) |
+           awk -F'|' -v m="$model" -v p="$prop" '{ gsub(/ /, "", $1); gsub(/ /, "", $2); gsub(/ /, "", $8) }
+             !found && $1 == m && $2 == p && $8 ~ /^[0-9.]+$/ { print $8; found = 1 }')
+  fi
+  if [[ -z $secs ]]; then
+    case $kind in eventually|leadsto) secs=100 ;; safety|always) secs=10 ;; *) secs=1 ;; esac
+  fi
+  echo "$secs"
+}
+
+# Extracts the numbers from a pan output file into globals: errors states visited mem secs.
 pan_numbers() {
   errors=$(grep -Eo 'errors: [0-9]+' "$1" | tail -n1 | grep -Eo '[0-9]+$')
   states=$(grep -E '^ *[0-9.e+]+ states, stored' "$1" | tail -n1 | awk '{print $1}')
+  # liveness searches visit states more than once (the nested search, the fairness copies)
+  visited=$(grep -E '^ *[0-9.e+]+ states, stored' "$1" | tail -n1 |
+            sed -n 's/.*(\([0-9.e+]*\) visited).*/\1/p')
+  [[ -n $states && -z $visited ]] && visited=$states
   mem=$(grep -E 'total actual memory usage' "$1" | tail -n1 | awk '{print $1}')
   secs=$(grep -E '^pan: elapsed time' "$1" | tail -n1 | awk '{print $4}')
-  errors=${errors:-}; states=${states:--}; mem=${mem:--}; secs=${secs:--}
+  errors=${errors:-}; states=${states:--}; visited=${visited:--}; mem=${mem:--}; secs=${secs:--}
 }
 
 # Why a pan run cannot be trusted to be complete, or empty if it can.
@@ -127,6 +178,7 @@ model_check_failed() {
 run() {
   local model=$1 pml=$2 name=$3 kind=$4 bin=$5; shift 5
   local out="pan.out" rc result reason=""
+  wait_for "$bin"
   rm -f "$pml.trail"
   timeout --kill-after=5 "$TLIMIT" "./$bin" -m"$DEPTH" -w"$HASH" -b "$@" >"$out" 2>&1
   rc=$?
@@ -156,7 +208,7 @@ run() {
       reason="a run-time check fails first (see deadlock+checks)"
     fi
   fi
-  row "$model" "$name" "$kind" "$result" "$states" "$mem" "$secs"
+  row "$model" "$name" "$kind" "$result" "$states" "$visited" "$mem" "$secs"
   if [[ $result == FAIL ]]; then
     local report=report
     echo "=== $model / $name ($kind): FAIL: $reason ===" >"$report"
@@ -169,6 +221,7 @@ run() {
       explain "$pml" "$report"
     fi
   fi
+  cache_store
 }
 
 # run_always MODEL PML BINARY NAME...: the named `always` properties in one search on the
@@ -176,6 +229,7 @@ run() {
 run_always() {
   local model=$1 pml=$2 bin=$3; shift 3
   local out="pan.out" rc why name
+  wait_for "$bin"
   rm -f "$pml.trail"
   timeout --kill-after=5 "$TLIMIT" "./$bin" -m"$DEPTH" -w"$HASH" -b -N "$ALL_ALWAYS" >"$out" 2>&1
   rc=$?
@@ -183,16 +237,17 @@ run_always() {
   why=$(incomplete "$out" "$rc")
   if [[ -z $why && $errors -eq 0 ]]; then
     for name in "$@"; do   # one search: its figures on the first row
-      row "$model" "$name" always PASS "$states" "$mem" "$secs"; cat row >>rows
-      states=same; mem=-; secs=-
+      row "$model" "$name" always PASS "$states" "$visited" "$mem" "$secs"; cat row >>rows
+      states=same; visited=-; mem=-; secs=-
     done
     mv rows row
+    cache_store
     return
   fi
   : >rows; : >reports
   for name in "$@"; do
     mkdir -p "one_$name"; cp "$pml" "one_$name/"
-    (cd "one_$name" && run "$model" "$pml" "$name" always "../$bin" -N "$name")
+    (cd "one_$name" && ckey='' run "$model" "$pml" "$name" always "../$bin" -N "$name")
     cat "one_$name/row" >>rows
     [[ -f one_$name/report ]] && cat "one_$name/report" >>reports
   done
@@ -207,14 +262,19 @@ new_run() {
   runs+=("$d")
 }
 
-# Starts `run` (or, with spawn_fn, the function named first) in directory D in the
-# background, at most $JOBS at once.
-spawn() { local d=$1; shift; spawn_fn "$d" run "$@"; }
-spawn_fn() {
-  local d=$1; shift
-  while [[ $(jobs -rp | wc -l) -ge $JOBS ]]; do wait -n; done
-  ( cd "$d" && "$@" ) &
+# The tasks, started at the end longest first, at most $JOBS at once: task_cmd[i] (a quoted
+# command line run in directory task_dir[i]), task_secs[i] (expected seconds). A run's first
+# task compiles its verifier (compile DIR BINARY FLAGS...; wait_for waits for it).
+task_dir=(); task_cmd=(); task_secs=()
+add_task() { task_dir+=("$1"); task_secs+=("$2"); shift 2; task_cmd+=("$(printf '%q ' "$@")"); }
+compile() {
+  local bin=$1; shift
+  ${CC:-gcc} ${VERIFY_CFLAGS:--O2} -w -DMEMLIM=$MEMLIM -DVECTORSZ=4096 "$@" -o "$bin" pan.c \
+    2>"$bin.cc.out"
+  cat "$bin.cc.out" >&2
+  touch "$bin.done"
 }
+wait_for() { while [[ ! -e $1.done ]]; do sleep 0.1; done; }
 
 wanted() { [[ -z $only || $only == *",$1,"* ]]; }
 
@@ -225,7 +285,7 @@ verify_model() {
   dir=$work/$model
   mkdir -p "$dir"
   if ! cp "$src" "$dir/$pml"; then
-    new_run "$dir/model"; (cd "$dir/model" && row "$model" "(model)" "-" FAIL - - -); return
+    new_run "$dir/model"; (cd "$dir/model" && row "$model" "(model)" "-" FAIL - - - -); return
   fi
   cd "$dir" || return
   local props always=()
@@ -243,45 +303,59 @@ verify_model() {
   fi
   if ! spin -a "$pml" >spin.out 2>&1; then
     new_run "$dir/spin"
-    (cd "$dir/spin" && row "$model" "(spin -a)" "-" FAIL - - - &&
+    (cd "$dir/spin" && row "$model" "(spin -a)" "-" FAIL - - - - &&
       { echo "=== $model: spin -a failed ==="; cat ../spin.out; } >report)
     cd "$work"; return
   fi
-  local cc="${CC:-gcc} ${VERIFY_CFLAGS:--O2} -w -DMEMLIM=$MEMLIM -DVECTORSZ=4096"
   local nproc nfair
   nproc=$(grep -c '^active proctype' "$pml")
   # pan -DNFAIR=k admits about 4k-2 processes, the never claim included.
   nfair=$(( (nproc + 1) / 4 + 2 ))
-  # The variants compile in parallel (compiling pan.c takes longer than small searches).
-  $cc -DNOCLAIM -o pan_checks pan.c 2>cc1.out &
-  if grep -qE '^(always|reachable) ' <<<"$props"; then
-    $cc -DSAFETY -o pan_safety pan.c 2>cc2.out &
-  fi
-  if grep -qE '^(eventually|leadsto) ' <<<"$props"; then
-    $cc -DNFAIR=$nfair -o pan_live pan.c 2>cc3.out &
-  fi
-  wait
-  cat cc*.out >&2
+  local -A flags=([pan_checks]=-DNOCLAIM [pan_safety]=-DSAFETY [pan_live]=-DNFAIR=$nfair)
+  local -A need=()   # binary -> the longest expected run on it
   local n=0 kind name d
   if wanted deadlock+checks; then
     d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
-    spawn "$d" "$model" "$pml" deadlock+checks safety ../pan_checks
+    plan "$d" deadlock+checks safety pan_checks run "$model" "$pml" deadlock+checks safety ../pan_checks
   fi
   if [[ ${#always[@]} -ge 2 ]]; then
     d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
-    spawn_fn "$d" run_always "$model" "$pml" ../pan_safety "${always[@]}"
+    plan "$d" "${always[0]}" always pan_safety run_always "$model" "$pml" ../pan_safety "${always[@]}"
   fi
   while read -r kind name; do
     [[ -n $kind ]] && wanted "$name" || continue
     [[ $kind == always && ${#always[@]} -ge 2 ]] && continue
     d=$dir/run$((n++)); new_run "$d"; cp "$pml" "$d/"
     case $kind in
-      always|reachable) spawn "$d" "$model" "$pml" "$name" "$kind" ../pan_safety -N "$name" ;;
-      eventually|leadsto) spawn "$d" "$model" "$pml" "$name" "$kind" ../pan_live -a -f -A -N "$name" ;;
+      always|reachable) plan "$d" "$name" "$kind" pan_safety \
+                          run "$model" "$pml" "$name" "$kind" ../pan_safety -N "$name" ;;
+      eventually|leadsto) plan "$d" "$name" "$kind" pan_live \
+                          run "$model" "$pml" "$name" "$kind" ../pan_live -a -f -A -N "$name" ;;
     esac
   done <<<"$props"
+  # Each verifier compiles before the runs that use it (it sorts before them).
+  local bin
+  for bin in "${!need[@]}"; do
+    add_task "$dir" "$(awk -v s="${need[$bin]}" 'BEGIN { print s + 1 }')" compile "$bin" ${flags[$bin]}
+  done
   cd "$work"
 }
+
+# plan DIR HINTNAME KIND BINARY COMMAND...: one run of verify_model's model: its cached rows, or
+# a task (and its verifier's compilation).
+plan() {
+  local d=$1 hname=$2 kind=$3 bin=$4; shift 4
+  local key secs
+  key=$(cache_key "$d/$pml" "$model" "$kind" "$bin ${flags[$bin]}" "$@")
+  if [[ -n $CACHE && -f $CACHE/$key.row ]]; then
+    sed 's/| *$/| cached/' "$CACHE/$key.row" >"$d/row"
+    return
+  fi
+  secs=$(hint "$model" "$hname" "$kind")
+  add_task "$d" "$secs" with_key "$key" "$@"
+  need[$bin]=$(awk -v a="${need[$bin]:-0}" -v b="$secs" 'BEGIN { print (a > b ? a : b) }')
+}
+with_key() { ckey=$1; shift; "$@"; }
 
 # Paths are made absolute first: verify_model changes directory.
 for i in "${!models[@]}"; do
@@ -290,11 +364,17 @@ done
 for m in "${models[@]}"; do
   verify_model "$m"
 done
+# Longest first (ties in table order): a long run started last would leave a slot idle.
+for i in $(for i in "${!task_secs[@]}"; do echo "${task_secs[$i]} $i"; done |
+           sort -k1,1gr -k2,2n | awk '{ print $2 }'); do
+  while [[ $(jobs -rp | wc -l) -ge $JOBS ]]; do wait -n; done
+  ( cd "${task_dir[$i]}" && eval "${task_cmd[$i]}" ) &
+done
 wait
 
-printf '%-14s | %-30s | %-10s | %-6s | %10s | %8s | %7s\n' model property kind result \
-  "states" "mem MB" seconds
-printf '%s\n' "---------------+--------------------------------+------------+--------+------------+----------+--------"
+printf '%-14s | %-30s | %-10s | %-6s | %10s | %11s | %8s | %7s | %-6s\n' model property kind \
+  result "states" visited "mem MB" seconds cached
+printf '%s\n' "---------------+--------------------------------+------------+--------+------------+-------------+----------+---------+-------"
 nfail=0
 for d in "${runs[@]}"; do
   if [[ -f $d/row ]]; then cat "$d/row"; else
@@ -315,4 +395,5 @@ if [[ $nfail -gt 0 ]]; then
   echo "verify: $nfail check(s) FAILED"
   exit 1
 fi
-echo "verify: all $(cat "${runs[@]/%//row}" | wc -l) checks passed"
+ncached=$(cat "${runs[@]/%//row}" | grep -c '| cached$')
+echo "verify: all $(cat "${runs[@]/%//row}" | wc -l) checks passed${CACHE:+ ($ncached from the cache)}"
