@@ -79,6 +79,11 @@ static void t_errors(void) {
   CHECK_EQ(eudp_sendto(A, D[1]->node, 9001, "hi", 2), 0);
   CHECK_EQ(eudp_recvfrom(x, rbuf, sizeof rbuf, NULL, NULL, NULL, SEC), 2);
   eudp_close(x);
+  /* to a port of the own NIC */
+  CHECK_EQ(eudp_open(D[0], 9002, &x), 0);
+  CHECK_EQ(eudp_sendto(A, D[0]->node, 9002, "self", 4), 0);
+  CHECK_EQ(eudp_recvfrom(x, rbuf, sizeof rbuf, NULL, NULL, NULL, SEC), 4);
+  eudp_close(x);
 }
 
 /* Nobody on the port, then far more datagrams than the receiver has buffers: the sender never
