@@ -82,6 +82,7 @@ fail:
 
 void eudp_close(struct eudp *e) {
   if (!e) return;
+  if (e->vi) eudp_flush(e, 1000 * 1000 * 1000);
   if (e->vi) {
     lnic_lock(e->dev);
     lnic_hostif_vi(e->dev, e->vi->idx)->flags = 0;
@@ -104,6 +105,21 @@ static void tx_reap(struct eudp *e) {
     e->tx_done++;
     if (c.status != HOSTIF_ST_DONE) e->st.tx_errors++;
   }
+}
+
+int eudp_flush(struct eudp *e, int64_t timeout_ns) {
+  uint64_t end = lnic_now_ns() + (uint64_t)timeout_ns;
+  lnic_lock(e->dev);
+  tx_reap(e);
+  while (e->tx_next != e->tx_done) {
+    lnic_unlock(e->dev);
+    if (lnic_now_ns() >= end) return -ETIMEDOUT;
+    if (lnic_wait(e->dev, HOSTIF_SIG_VI(e->vi->idx), 1000 * 1000) == -EPIPE) return -EPIPE;
+    lnic_lock(e->dev);
+    tx_reap(e);
+  }
+  lnic_unlock(e->dev);
+  return 0;
 }
 
 int eudp_sendto(struct eudp *e, uint16_t node, uint16_t port, const void *buf, size_t len) {
@@ -186,12 +202,12 @@ ssize_t eudp_recvfrom(struct eudp *e, void *buf, size_t cap, size_t *full, uint1
   }
 }
 
-int eudp_readable(struct eudp *e) {
+unsigned eudp_pending(struct eudp *e) {
   lnic_lock(e->dev);
   lnic_progress(e->vi, NIC_RQ);
-  int r = lnic_wq_ready(e->vi, NIC_RQ) > 0;
+  unsigned n = lnic_wq_ready(e->vi, NIC_RQ);
   lnic_unlock(e->dev);
-  return r;
+  return n;
 }
 
 void eudp_stats(const struct eudp *e, struct eudp_stats *out) { *out = e->st; }

@@ -31,7 +31,11 @@ struct eudp_stats {
 /* Binds a datagram endpoint to `port` (1..65535) on NIC d. -EADDRINUSE if a datagram VI of
  * this NIC is bound to it, -EINVAL for port 0, -ENOSPC when no VI is free. */
 int eudp_open(struct lnic_dev *d, uint16_t port, struct eudp **out);
+/* Closes it once the datagrams sent have left the NIC (at most 1 s), as a kernel socket's
+ * datagrams leave after close or exit. */
 void eudp_close(struct eudp *e);
+/* Waits until every datagram sent has left the NIC: 0, -ETIMEDOUT, -EPIPE. */
+int eudp_flush(struct eudp *e, int64_t timeout_ns);
 uint16_t eudp_port(const struct eudp *e);
 unsigned eudp_vi(const struct eudp *e);
 
@@ -46,8 +50,8 @@ int eudp_sendto(struct eudp *e, uint16_t node, uint16_t port, const void *buf, s
 ssize_t eudp_recvfrom(struct eudp *e, void *buf, size_t cap, size_t *full, uint16_t *node,
                       uint16_t *port, int64_t timeout_ns);
 
-/* Whether a datagram is ready to be received (no waiting). */
-int eudp_readable(struct eudp *e);
+/* How many datagrams the NIC has delivered that no receive has taken yet (no waiting). */
+unsigned eudp_pending(struct eudp *e);
 
 void eudp_stats(const struct eudp *e, struct eudp_stats *out);
 
