@@ -140,7 +140,10 @@ struct hostif_vi {
  * never connected. A send names its destination in the descriptor (rdma_addr =
  * HOSTIF_DGRAM_DEST(node, port)); it receives any datagram a NIC sends to its `port`, and the
  * receive completion names the sender (done_imm = HOSTIF_DGRAM_DEST(node, port), done_flags
- * HOSTIF_F_DGRAM). A datagram is one SEND of at most HOSTIF_DGRAM_MAX bytes, fragmented into
+ * HOSTIF_F_DGRAM). A datagram VI may be connected to one sender (remote_node, and its port in
+ * remote_vi; 0: none, written by the host): datagrams from it go to that VI before one of the
+ * same port connected to nobody, and it takes no datagram from anyone else. Several datagram
+ * VIs may share a port (SO_REUSEADDR). A datagram is one SEND of at most HOSTIF_DGRAM_MAX bytes, fragmented into
  * wire messages and reassembled by the receiving firmware; a receive too short for it
  * completes LENGTH. */
 #define HOSTIF_VI_F_DGRAM 2u

@@ -107,17 +107,24 @@ static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
   ri->verdict = FW_RX_DATA;
 }
 
-/* The datagram VI bound to UDP port `port`, or 0. */
-static unsigned dgram_vi(struct fw *fw, uint16_t port) {
+/* The datagram VI for a datagram to `port` from (node, sport), or 0: the one connected to
+ * that sender if there is one, else the first one bound to the port and connected to nobody
+ * (a socket connected to another sender takes nothing from this one). */
+static unsigned dgram_vi(struct fw *fw, uint16_t port, uint16_t node, uint16_t sport) {
+  unsigned any = 0;
   for (unsigned vi = 1; vi < HOSTIF_NVI; vi++) {
     if (fw_sram_rd32(fw, FW_VI_FIELD(vi, state)) != HOSTIF_VI_IDLE) continue;
     fw_sram_acquire();
-    if ((fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM) &&
-        fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == port &&
-        fw_sram_rd32(fw, FW_VI_FIELD(vi, reliability)) == HOSTIF_UNRELIABLE)
-      return vi;
+    if (!(fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM) ||
+        fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) != port ||
+        fw_sram_rd32(fw, FW_VI_FIELD(vi, reliability)) != HOSTIF_UNRELIABLE)
+      continue;
+    uint16_t rn = fw_sram_rd16(fw, FW_VI_FIELD(vi, remote_node));
+    uint16_t rp = fw_sram_rd16(fw, FW_VI_FIELD(vi, remote_vi));
+    if (rp == 0 && !any) any = vi;
+    else if (rp != 0 && rn == node && rp == sport) return vi;
   }
-  return 0;
+  return any;
 }
 
 /* A datagram fragment: found by port, then reassembled like DATA (one datagram at a time per
@@ -131,7 +138,7 @@ static void classify_dgram(struct fw *fw, struct fw_rxi *ri) {
     ri->drop_reason = FW_DROP_MALFORMED;
     return;
   }
-  unsigned vi = port ? dgram_vi(fw, port) : 0;
+  unsigned vi = port ? dgram_vi(fw, port, h->src_node, sport) : 0;
   if (!vi) return;
   struct fw_vi_view w;
   fw_vi_sync(fw, vi, &w);

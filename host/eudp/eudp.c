@@ -45,7 +45,7 @@ static bool port_taken(struct lnic_dev *d, unsigned self, uint16_t port) {
   return false;
 }
 
-int eudp_open(struct lnic_dev *d, uint16_t port, struct eudp **out) {
+int eudp_open(struct lnic_dev *d, uint16_t port, unsigned flags, struct eudp **out) {
   if (!d || !out || port == 0) return -EINVAL;
   *out = NULL;
   struct eudp *e = calloc(1, sizeof *e);
@@ -61,7 +61,7 @@ int eudp_open(struct lnic_dev *d, uint16_t port, struct eudp **out) {
   e->mr = rc;
   if ((rc = lnic_vi_create(d, e->ptag, HOSTIF_UNRELIABLE, &e->vi)) < 0) goto fail;
   lnic_lock(d);
-  if (port_taken(d, e->vi->idx, port)) {
+  if (!(flags & EUDP_REUSE) && port_taken(d, e->vi->idx, port)) {
     lnic_unlock(d);
     rc = -EADDRINUSE;
     goto fail;
@@ -92,6 +92,19 @@ void eudp_close(struct eudp *e) {
   if (e->mr >= 0) lnic_mem_deregister(e->dev, e->mr);
   if (e->mem) lnic_free(e->mem);
   free(e);
+}
+
+int eudp_connect(struct eudp *e, uint16_t node, uint16_t port) {
+  if (!e) return -EINVAL;
+  lnic_lock(e->dev);
+  volatile struct hostif_vi *v = lnic_hostif_vi(e->dev, e->vi->idx);
+  v->remote_vi = 0;   /* never half of one peer and half of another */
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  v->remote_node = port ? node : 0;
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  v->remote_vi = port;
+  lnic_unlock(e->dev);
+  return 0;
 }
 
 uint16_t eudp_port(const struct eudp *e) { return e->port; }

@@ -29,8 +29,13 @@ struct eudp_stats {
 };
 
 /* Binds a datagram endpoint to `port` (1..65535) on NIC d. -EADDRINUSE if a datagram VI of
- * this NIC is bound to it, -EINVAL for port 0, -ENOSPC when no VI is free. */
-int eudp_open(struct lnic_dev *d, uint16_t port, struct eudp **out);
+ * this NIC is bound to it (unless flags has EUDP_REUSE: SO_REUSEADDR), -EINVAL for port 0,
+ * -ENOSPC when no VI is free. */
+#define EUDP_REUSE 1u
+int eudp_open(struct lnic_dev *d, uint16_t port, unsigned flags, struct eudp **out);
+/* Connects it to (node, port), or to nobody (port 0): a connected endpoint receives only from
+ * its peer, before any endpoint of the port connected to nobody. */
+int eudp_connect(struct eudp *e, uint16_t node, uint16_t port);
 /* Closes it once the datagrams sent have left the NIC (at most 1 s), as a kernel socket's
  * datagrams leave after close or exit. */
 void eudp_close(struct eudp *e);

@@ -317,7 +317,7 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
     }
   } else {
     int r = PL_CALL(setsockopt)(fd, level, name, val, len);
-    if (r || !cand(fd)) return r;
+    if (r || !(cand(fd) || pl_udp_cand(fd))) return r;   /* a UDP candidate's SO_REUSEADDR counts */
     if (!val || len != sizeof(int) || pl_tab[fd].nopt >= NOPT) return r;
   }
   struct pfd *c = &pl_tab[fd];

@@ -207,7 +207,12 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
   if (!s) return fail(ENOMEM);
   pthread_mutex_lock(&mu);
   int rc = udp_init();
-  if (!rc) rc = eudp_open(dev, port, &s->e);
+  unsigned fl = 0;
+  for (unsigned i = 0; i < pl_tab[fd].nopt; i++)
+    if (pl_tab[fd].opt[i].level == SOL_SOCKET && pl_tab[fd].opt[i].val &&
+        (pl_tab[fd].opt[i].name == SO_REUSEADDR || pl_tab[fd].opt[i].name == SO_REUSEPORT))
+      fl = EUDP_REUSE;
+  if (!rc) rc = eudp_open(dev, port, fl, &s->e);
   if (rc) {
     pthread_mutex_unlock(&mu);
     free(s);
@@ -249,6 +254,17 @@ int pl_udp_bind(int fd, const struct sockaddr *a, socklen_t len, bool *done) {
   return to_eudp(fd, ntohs(v.sin_port), ip_local(v.sin_addr.s_addr) ? 0 : v.sin_addr.s_addr);
 }
 
+/* Connects an E-UDP socket to v: the NIC gives it only v's datagrams. */
+static int udp_peer(struct usock *s, const struct sockaddr_in *v) {
+  int node = ip_local(v->sin_addr.s_addr) ? (int)dev->node : ip_node(v->sin_addr.s_addr);
+  if (node < 0) return fail(ENETUNREACH);
+  if (ntohs(v->sin_port) == 0) return fail(EINVAL);
+  s->peer = *v;
+  s->connected = true;
+  eudp_connect(s->e, (uint16_t)node, ntohs(v->sin_port));
+  return 0;
+}
+
 int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done) {
   struct sockaddr_in v;
   *done = false;
@@ -258,20 +274,15 @@ int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done) 
     if (!s) return -1;
     if (a && len >= sizeof(sa_family_t) && a->sa_family == AF_UNSPEC) {
       s->connected = false;   /* dissolves the association, as Linux does */
-      return 0;
+      return eudp_connect(s->e, 0, 0);
     }
     if (!to_v4(a, len, &v)) return fail(EAFNOSUPPORT);
-    if (!on_fabric(&v) && !ip_local(v.sin_addr.s_addr)) return fail(ENETUNREACH);
-    s->peer = v;
-    s->connected = true;
-    return 0;
+    return udp_peer(s, &v);
   }
   if (!to_v4(a, len, &v) || !on_fabric(&v)) return 0;
   *done = true;
   if (to_eudp(fd, 0, 0)) return -1;
-  us[fd]->peer = v;
-  us[fd]->connected = true;
-  return 0;
+  return udp_peer(us[fd], &v);
 }
 
 int pl_udp_close(int fd) {

@@ -68,19 +68,19 @@ static void t_boundaries_and_trunc(void) {
 
 static void t_errors(void) {
   struct eudp *x = NULL;
-  CHECK_EQ(eudp_open(D[1], 9000, &x), -EADDRINUSE);
-  CHECK_EQ(eudp_open(D[1], 0, &x), -EINVAL);
+  CHECK_EQ(eudp_open(D[1], 9000, 0, &x), -EADDRINUSE);
+  CHECK_EQ(eudp_open(D[1], 0, 0, &x), -EINVAL);
   CHECK_EQ(eudp_sendto(A, D[1]->node, 9000, sbuf, EUDP_MAX + 1), -EMSGSIZE);
   CHECK_EQ(eudp_sendto(A, D[1]->node, 0, sbuf, 1), -EINVAL);
   /* a port closed and bound again works */
-  CHECK_EQ(eudp_open(D[1], 9001, &x), 0);
+  CHECK_EQ(eudp_open(D[1], 9001, 0, &x), 0);
   eudp_close(x);
-  CHECK_EQ(eudp_open(D[1], 9001, &x), 0);
+  CHECK_EQ(eudp_open(D[1], 9001, 0, &x), 0);
   CHECK_EQ(eudp_sendto(A, D[1]->node, 9001, "hi", 2), 0);
   CHECK_EQ(eudp_recvfrom(x, rbuf, sizeof rbuf, NULL, NULL, NULL, SEC), 2);
   eudp_close(x);
   /* to a port of the own NIC */
-  CHECK_EQ(eudp_open(D[0], 9002, &x), 0);
+  CHECK_EQ(eudp_open(D[0], 9002, 0, &x), 0);
   CHECK_EQ(eudp_sendto(A, D[0]->node, 9002, "self", 4), 0);
   CHECK_EQ(eudp_recvfrom(x, rbuf, sizeof rbuf, NULL, NULL, NULL, SEC), 4);
   eudp_close(x);
@@ -130,7 +130,7 @@ int main(void) {
       nicd_stop(nicd, false);
       return 1;
     }
-  if (eudp_open(D[0], 5353, &A) || eudp_open(D[1], 9000, &B)) {
+  if (eudp_open(D[0], 5353, 0, &A) || eudp_open(D[1], 9000, 0, &B)) {
     printf("eudp_open failed\n");
     return 1;
   }
