@@ -6,6 +6,7 @@
 #include "eudp.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,10 +36,16 @@ static int post_recv(struct eudp *e, uintptr_t i) {
   return lnic_post(e->vi, NIC_RQ, &d, (void *)i, 0);
 }
 
-/* A datagram VI of this NIC, other than `self`, bound to port. */
+static bool pid_dead(uint32_t pid) {
+  return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* A datagram VI of this NIC, other than `self`, bound to port. The port of a VI whose owner
+ * died is taken back first (the firmware would still deliver to it). */
 static bool port_taken(struct lnic_dev *d, unsigned self, uint16_t port) {
   for (unsigned i = 1; i < HOSTIF_NVI; i++) {
     volatile struct hostif_vi *v = lnic_hostif_vi(d, i);
+    if (i != self && (v->flags & HOSTIF_VI_F_DGRAM) && pid_dead(v->owner_pid)) v->flags = 0;
     if (i != self && v->state == HOSTIF_VI_IDLE && (v->flags & HOSTIF_VI_F_DGRAM) && v->port == port)
       return true;
   }
@@ -82,7 +89,7 @@ fail:
 
 void eudp_close(struct eudp *e) {
   if (!e) return;
-  if (e->vi) eudp_flush(e, 1000 * 1000 * 1000);
+  if (e->vi) eudp_flush(e, 10ll * 1000 * 1000 * 1000);
   if (e->vi) {
     lnic_lock(e->dev);
     lnic_hostif_vi(e->dev, e->vi->idx)->flags = 0;

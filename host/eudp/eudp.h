@@ -36,7 +36,7 @@ int eudp_open(struct lnic_dev *d, uint16_t port, unsigned flags, struct eudp **o
 /* Connects it to (node, port), or to nobody (port 0): a connected endpoint receives only from
  * its peer, before any endpoint of the port connected to nobody. */
 int eudp_connect(struct eudp *e, uint16_t node, uint16_t port);
-/* Closes it once the datagrams sent have left the NIC (at most 1 s), as a kernel socket's
+/* Closes it once the datagrams sent have left the NIC (at most 10 s: the NIC would read host memory already given back), as a kernel socket's
  * datagrams leave after close or exit. */
 void eudp_close(struct eudp *e);
 /* Waits until every datagram sent has left the NIC: 0, -ETIMEDOUT, -EPIPE. */

@@ -120,6 +120,8 @@ static bool on_fabric(const struct sockaddr_in *a) {
   return ip_node(a->sin_addr.s_addr) >= 0;
 }
 
+static void udp_at_exit(void);
+
 /* ---- the notifier: one token per received datagram ---- */
 
 static void *notifier(void *arg) {
@@ -218,6 +220,8 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
     free(s);
     return fail(rc == -EADDRINUSE ? EADDRINUSE : rc == -ENOSPC ? ENOBUFS : ENETDOWN);
   }
+  static bool hooked;
+  if (!hooked) hooked = atexit(udp_at_exit) == 0;
   s->pid = getpid();
   s->port = port;
   s->ip = ip;
@@ -297,11 +301,17 @@ int pl_udp_close(int fd) {
   return PL_CALL(close)(fd);
 }
 
-/* At exit the datagrams sent still leave, as the kernel's would. */
-__attribute__((destructor)) static void udp_fini(void) {
+/* At exit the datagrams sent still leave, as the kernel's would, and the VIs are given back.
+ * An atexit handler registered after libnic's (which unlinks the memory the NIC still reads),
+ * so that it runs first. */
+static void udp_at_exit(void) {
   pthread_mutex_lock(&mu);
   for (int fd = 0; fd < PMAXFD; fd++)
-    if (us[fd] && us[fd]->pid == getpid()) eudp_flush(us[fd]->e, 1000 * 1000 * 1000);
+    if (us[fd] && us[fd]->pid == getpid()) {
+      eudp_close(us[fd]->e);
+      us[fd]->e = NULL;
+      us[fd]->pid = 0;
+    }
   pthread_mutex_unlock(&mu);
 }
 

@@ -7,3 +7,7 @@ TESTS     += $(EUDP_T)/test_eudp
 $(EUDP_T)/test_eudp: $(B)/san/tests/eudp/test_eudp.o $(NICD_RUN_OBJ_SAN) $(EUDP_LIB_SAN) $(NICD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(EUDP_LIB_SAN) -lpthread -o $@
+
+# Unmodified programs' UDP over E-UDP through the shim (python, socat, iperf3 -u, sockperf).
+TESTS += tests/eudp/apps.sh
+tests/eudp/apps.sh: $(SOVIA_PRELOAD) $(NICD)
