@@ -127,13 +127,31 @@ struct hostif_vi {
                                 the NIC forgets all it had of an earlier one and reports
                                 nothing of it into the new rings */
   uint32_t flags;            /* HOSTIF_VI_F_*, written by the host while the VI is idle */
-  uint32_t reserved;
+  uint32_t port;             /* HOSTIF_VI_F_DGRAM: the UDP port it is bound to (1..65535),
+                                written by the host while it is FREE; the VI table's port
+                                words are the firmware's port -> VI table */
   struct hostif_ring sq;     /* send queue */
   struct hostif_ring rq;     /* receive queue */
 };
 
 /* VI flags. RDMA_WRITE: remote RDMA Writes may target this VI (VIA's EnableRdmaWrite). */
 #define HOSTIF_VI_F_RDMA_WRITE 1u
+/* DGRAM: a connectionless datagram endpoint (E-UDP, host/eudp/README.md): IDLE, Unreliable,
+ * never connected. A send names its destination in the descriptor (rdma_addr =
+ * HOSTIF_DGRAM_DEST(node, port)); it receives any datagram a NIC sends to its `port`, and the
+ * receive completion names the sender (done_imm = HOSTIF_DGRAM_DEST(node, port), done_flags
+ * HOSTIF_F_DGRAM). A datagram VI may be connected to one sender (remote_node, and its port in
+ * remote_vi; 0: none, written by the host): datagrams from it go to that VI before one of the
+ * same port connected to nobody, and it takes no datagram from anyone else. Several datagram
+ * VIs may share a port (SO_REUSEADDR). A datagram is one SEND of at most HOSTIF_DGRAM_MAX bytes, fragmented into
+ * wire messages and reassembled by the receiving firmware; a receive too short for it
+ * completes LENGTH. */
+#define HOSTIF_VI_F_DGRAM 2u
+#define HOSTIF_DGRAM_MAX 65507u     /* UDP over IPv4: 65535 - 20 - 8 */
+#define HOSTIF_DGRAM_DEST(node, port) ((uint32_t)(uint16_t)(node) | (uint32_t)(uint16_t)(port) << 16)
+#define HOSTIF_DGRAM_NODE(dest) ((uint16_t)((dest) & 0xffffu))
+#define HOSTIF_DGRAM_PORT(dest) ((uint16_t)((dest) >> 16))
+#define HOSTIF_F_DGRAM 0x4u         /* done_flags of a datagram receive: done_imm is its source */
 
 /* What a remote RDMA Write may touch, in the region table's access word beyond hw's
  * read/write bits (iface/window.h): bit 2, the memory allows remote RDMA Writes (VIA's

@@ -167,6 +167,8 @@ struct fw_vi {
   uint32_t tx_want_seq;
   uint32_t base_seen;          /* the Sender's base when completions were last written */
   uint64_t rt_due;             /* clock (ns) when the timer expires */
+  /* a datagram VI (HOSTIF_VI_F_DGRAM): the sender of the datagram being reassembled */
+  uint16_t dg_node, dg_port;
 };
 
 struct fw_config {

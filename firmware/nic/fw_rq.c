@@ -19,6 +19,10 @@
  * completes the descriptor (length, immediate data); an RDMA Write with immediate data
  * consumes a receive descriptor at its last packet.
  *   ACK, NACK   from a VI connected to the sender: handed to fw_ack.c.
+ *   datagrams   DATA to VI 0 (WIRE.md, "Datagrams"): the VI is the datagram VI bound to the
+ *               destination port (the VI table's port words), from any sender; reassembled
+ *               like DATA, but a fragment from another sender than the datagram being
+ *               reassembled is dropped (malformed); the completion names the sender.
  * On a Reliable Delivery VI only the message the Receiver expects next is taken (fw_reliab.c):
  * a duplicate or one ahead is dropped at classification, before any of it moves, and answered
  * with the last ACK again; a damaged one is dropped and sent again by its sender; a delivered
@@ -103,6 +107,58 @@ static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
   ri->verdict = FW_RX_DATA;
 }
 
+/* The datagram VI for a datagram to `port` from (node, sport), or 0: the one connected to
+ * that sender if there is one, else the first one bound to the port and connected to nobody
+ * (a socket connected to another sender takes nothing from this one). */
+static unsigned dgram_vi(struct fw *fw, uint16_t port, uint16_t node, uint16_t sport) {
+  unsigned any = 0;
+  for (unsigned vi = 1; vi < HOSTIF_NVI; vi++) {
+    if (fw_sram_rd32(fw, FW_VI_FIELD(vi, state)) != HOSTIF_VI_IDLE) continue;
+    fw_sram_acquire();
+    if (!(fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM) ||
+        fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) != port ||
+        fw_sram_rd32(fw, FW_VI_FIELD(vi, reliability)) != HOSTIF_UNRELIABLE)
+      continue;
+    uint16_t rn = fw_sram_rd16(fw, FW_VI_FIELD(vi, remote_node));
+    uint16_t rp = fw_sram_rd16(fw, FW_VI_FIELD(vi, remote_vi));
+    if (rp == 0 && !any) any = vi;
+    else if (rp != 0 && rn == node && rp == sport) return vi;
+  }
+  return any;
+}
+
+/* A datagram fragment: found by port, then reassembled like DATA (one datagram at a time per
+ * VI, the first fragment taking the next receive descriptor). dst_vi in the firmware's copy of
+ * the header becomes the VI found, so that what follows treats it as that VI's message. */
+static void classify_dgram(struct fw *fw, struct fw_rxi *ri) {
+  struct fw_wire_hdr *h = &ri->hdr;
+  uint16_t port = (uint16_t)(h->rdma_handle >> 16), sport = (uint16_t)h->rdma_handle;
+  ri->drop_reason = FW_DROP_NO_VI;
+  if (h->rdma_addr != 0 || (h->flags & FW_WIRE_F_ACKREQ) || h->msg_len > HOSTIF_DGRAM_MAX) {
+    ri->drop_reason = FW_DROP_MALFORMED;
+    return;
+  }
+  unsigned vi = port ? dgram_vi(fw, port, h->src_node, sport) : 0;
+  if (!vi) return;
+  struct fw_vi_view w;
+  fw_vi_sync(fw, vi, &w);
+  if (w.state != HOSTIF_VI_IDLE) return;
+  struct fw_vi *v = &fw->vi[vi];
+  h->dst_vi = (uint16_t)vi;
+  ri->vi_gen = w.gen;
+  ri->vi_key = v->conn_key;
+  ri->drop_reason = FW_DROP_NONE;
+  if (h->msg_off != 0 && (v->dg_node != h->src_node || v->dg_port != sport)) {
+    ri->drop_reason = FW_DROP_MALFORMED;  /* a fragment of a datagram not being reassembled */
+    return;
+  }
+  classify_data(fw, ri, vi, &w);
+  if (ri->drop_reason == FW_DROP_NONE && h->msg_off == 0) {
+    v->dg_node = h->src_node;
+    v->dg_port = sport;
+  }
+}
+
 static void classify_rdma(struct fw *fw, struct fw_rxi *ri, const struct fw_vi_view *w) {
   const struct fw_wire_hdr *h = &ri->hdr;
   uint64_t at = h->rdma_addr + h->msg_off;
@@ -135,6 +191,11 @@ void fw_rq_classify(struct fw *fw, unsigned buf) {
   bool ctrl = h->type == FW_WIRE_ACK || h->type == FW_WIRE_NACK;
   if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE && !(ctrl && h->len == 0)) return;
   if (h->dst_node != fw->node || h->src_node != ri->src) return;
+  if (h->type == FW_WIRE_DATA && h->dst_vi == 0) {
+    classify_dgram(fw, ri);
+    if (ri->drop_reason == FW_DROP_NONE) ri->verdict = FW_RX_DATA;
+    return;
+  }
   ri->drop_reason = FW_DROP_NO_VI;
   if (h->dst_vi == 0 || h->dst_vi >= HOSTIF_NVI) return;
   struct fw_vi_view w;
@@ -266,7 +327,11 @@ void fw_rq_deliver(struct fw *fw, unsigned buf) {
   fw_ctr_add(&fw_ctr(fw)->rx_bytes, h->len);
   if (ri->verdict == FW_RX_DATA) {
     v->rx_next_off += h->len;
-    if (last) {
+    if (last && fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM) {
+      v->rx_active = false;   /* a datagram: the completion names its sender */
+      rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len,
+                  HOSTIF_DGRAM_DEST(h->src_node, (uint16_t)h->rdma_handle), HOSTIF_F_DGRAM);
+    } else if (last) {
       v->rx_active = false;
       rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len, imm_flag ? h->imm : 0, imm_flag);
     }

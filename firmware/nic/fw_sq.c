@@ -30,6 +30,21 @@
 
 static void sq_retire(struct fw *fw, unsigned vi);
 
+/* A datagram VI (HOSTIF_VI_F_DGRAM): never connected, sends go where each descriptor says. */
+static bool sq_dgram(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
+  return w->state == HOSTIF_VI_IDLE && w->reliability == HOSTIF_UNRELIABLE &&
+         (fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM);
+}
+
+/* What a datagram VI's send descriptor must be beyond fw_check_desc: a SEND without immediate
+ * data, at most HOSTIF_DGRAM_MAX bytes, to a port. */
+static uint32_t sq_dgram_check(const struct hostif_desc *d) {
+  if (d->op != HOSTIF_OP_SEND || (d->flags & HOSTIF_F_IMMEDIATE) || d->length > HOSTIF_DGRAM_MAX ||
+      HOSTIF_DGRAM_PORT(d->rdma_addr) == 0 || d->rdma_addr >> 32)
+    return HOSTIF_ST_FORMAT;
+  return HOSTIF_ST_DONE;
+}
+
 void fw_sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
   struct fw_vi *v = &fw->vi[vi];
   /*@ loop assigns i, v->slot[0 .. HOSTIF_RING - 1];
@@ -136,7 +151,9 @@ static bool sq_fetch(struct fw *fw, unsigned vi, struct fw_vi_view *w, uint32_t 
   //@ assert FW_BOUNDS(fw);
   //@ assert fw_ok(fw);
   uint32_t st = fw_check_desc(fw, &v->desc, w->ptag, true);
-  if (st == HOSTIF_ST_DONE && w->state != HOSTIF_VI_CONNECTED) st = v->brk_st;
+  bool dgram = sq_dgram(fw, vi, w);
+  if (st == HOSTIF_ST_DONE && dgram) st = sq_dgram_check(&v->desc);
+  else if (st == HOSTIF_ST_DONE && w->state != HOSTIF_VI_CONNECTED) st = v->brk_st;
   if (st != HOSTIF_ST_DONE) sq_abort(fw, vi, st);
   return true;
 }
@@ -208,6 +225,13 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
   h->msg_len = d->length;
   h->rdma_handle = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_ptag : 0;
   h->rdma_addr = d->op == HOSTIF_OP_RDMA_WRITE ? d->rdma_addr : 0;
+  if (sq_dgram(fw, vi, w)) {
+    /* a datagram (WIRE.md, "Datagrams"): to the receiver's port table, VI 0 */
+    h->dst_node = HOSTIF_DGRAM_NODE(d->rdma_addr);
+    h->dst_vi = 0;
+    h->rdma_handle = (uint32_t)HOSTIF_DGRAM_PORT(d->rdma_addr) << 16 |
+                     (uint16_t)fw_sram_rd32(fw, FW_VI_FIELD(vi, port));
+  }
   fw->tx_head = ring_next(fw->tx_head);
   v->slot[slot].inflight++;
 }
@@ -333,7 +357,7 @@ static bool sq_step(struct fw *fw, unsigned vi) {
   if (v->rel_on || v->tx_want) return sq_step_reliable(fw, vi, &w, prod);
   if (!v->have && !sq_fetch(fw, vi, &w, prod)) return false;
   if (!v->have) return true; /* fetched, and it failed validation */
-  if (w.state != HOSTIF_VI_CONNECTED) {
+  if (w.state != HOSTIF_VI_CONNECTED && !sq_dgram(fw, vi, &w)) {
     sq_abort(fw, vi, v->brk_st);
     return true;
   }

@@ -53,6 +53,8 @@ int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, stru
   e->ptag = ptag;
   e->remote_node = 0;
   e->remote_vi = 0;
+  e->flags = 0;   /* an earlier VI's RDMA or datagram flags (and port) are not this one's */
+  e->port = 0;
   sram_st32(&e->generation, sram_ld32(&e->generation) + 1);
   v->dev = d;
   v->idx = idx;

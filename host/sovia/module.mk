@@ -22,12 +22,14 @@ $(SOVIA_LIB_SAN): $(SOVIA_SAN_OBJS)
 # lists are literal: host/vipl's module.mk is read after this one.
 SOVIA_PRELOAD    := $(B)/lib/libsovia_preload.so
 SOVIA_PIC_SRCS   := $(sort $(wildcard host/sovia/preload*.c)) $(SOVIA_SRCS) $(sort $(wildcard host/vipl/*.c)) \
-                    $(sort $(wildcard host/libnic/*.c)) $(IFACE_SRCS)
+                    $(sort $(wildcard host/libnic/*.c)) $(sort $(wildcard host/eudp/*.c)) $(IFACE_SRCS)
 SOVIA_PIC_OBJS   := $(SOVIA_PIC_SRCS:%.c=$(B)/pic/%.o)
 BINS             += $(SOVIA_PRELOAD)
 
 $(B)/pic/host/vipl/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic
 $(B)/pic/host/libnic/%.o: INCLUDES += -Ihost/libnic
+$(B)/pic/host/eudp/%.o: INCLUDES += -Ihost/eudp -Ihost/libnic
+$(B)/pic/host/sovia/preload_udp.o: INCLUDES += -Ihost/eudp -Ihost/libnic   # E-UDP (host/eudp)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -27,6 +27,7 @@
 
 #include "naming.h"
 #include "preload.h"
+#include "preload_udp.h"
 #include "sovia.h"
 
 struct pfd pl_tab[PMAXFD];
@@ -200,14 +201,23 @@ int socket(int domain, int type, int protocol) {
   bool c = (domain == AF_INET || domain == AF_INET6) &&
            (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_STREAM &&
            (protocol == 0 || protocol == IPPROTO_TCP);
+  bool u = (domain == AF_INET || domain == AF_INET6) &&
+           (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_DGRAM &&
+           (protocol == 0 || protocol == IPPROTO_UDP);
   if (fd >= 0) {
     pl_mark(fd, c ? K_CAND : K_KERNEL);
+    if (u) pl_udp_mark(fd);
     if (fd < PMAXFD) pl_tab[fd].v6 = domain == AF_INET6;
   }
   return fd;
 }
 
 int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+  if (pl_udp_cand(fd) || pl_udp(fd)) {
+    bool done;
+    int r = pl_udp_bind(fd, addr, len, &done);
+    return done ? r : PL_CALL(bind)(fd, addr, len);
+  }
   struct sockaddr_in a;
   if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a) &&
       (port_on(ntohs(a.sin_port)) || (!ip_local(a.sin_addr.s_addr) && ip_on(a.sin_addr.s_addr))))
@@ -253,6 +263,11 @@ int accept(int fd, struct sockaddr *addr, socklen_t *len) {
 }
 
 int connect(int fd, const struct sockaddr *addr, socklen_t len) {
+  if (pl_udp_cand(fd) || pl_udp(fd)) {
+    bool done;
+    int r = pl_udp_connect(fd, addr, len, &done);
+    return done ? r : PL_CALL(connect)(fd, addr, len);
+  }
   struct sockaddr_in a;
   if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a)) {
     bool loc = ip_local(a.sin_addr.s_addr);
@@ -280,6 +295,7 @@ static int sovia_drop(int fd) {
 
 int close(int fd) {
   if (pl_sov(fd)) return sovia_drop(fd);
+  if (pl_udp(fd)) return pl_udp_close(fd);
   if (fd >= 0 && fd < PMAXFD && pl_tab[fd].ep) pl_epoll_free(fd);
   pl_mark(fd, K_KERNEL);
   return PL_CALL(close)(fd);
@@ -301,7 +317,7 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
     }
   } else {
     int r = PL_CALL(setsockopt)(fd, level, name, val, len);
-    if (r || !cand(fd)) return r;
+    if (r || !(cand(fd) || pl_udp_cand(fd))) return r;   /* a UDP candidate's SO_REUSEADDR counts */
     if (!val || len != sizeof(int) || pl_tab[fd].nopt >= NOPT) return r;
   }
   struct pfd *c = &pl_tab[fd];
@@ -319,6 +335,7 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
 }
 
 static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
+  if (pl_udp(fd)) return pl_udp_name(fd, addr, len, peer);
   struct pfd *p = pl_sov(fd);
   if (!p) return peer ? PL_CALL(getpeername)(fd, addr, len) : PL_CALL(getsockname)(fd, addr, len);
   struct sockaddr_in a;
@@ -392,12 +409,16 @@ int ioctl(int fd, unsigned long req, ...) {
 
 /* dup2/dup3 onto a SOVIA descriptor close it first; duplicating a SOVIA socket is refused. */
 int dup(int oldfd) {
+  if (pl_udp(oldfd)) return pl_unsupported("dup", "an E-UDP socket cannot be duplicated", EOPNOTSUPP);
   if (pl_sov(oldfd)) return pl_unsupported("dup", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   int r = PL_CALL(dup)(oldfd);
   if (r >= 0) pl_mark(r, K_KERNEL);
   return r;
 }
 int dup2(int oldfd, int newfd) {
+  if (pl_udp(oldfd) && oldfd != newfd)
+    return pl_unsupported("dup2", "an E-UDP socket cannot be duplicated", EOPNOTSUPP);
+  if (oldfd != newfd && pl_udp(newfd)) pl_udp_close(newfd);
   if (pl_sov(oldfd) && oldfd != newfd)
     return pl_unsupported("dup2", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
@@ -406,6 +427,8 @@ int dup2(int oldfd, int newfd) {
   return r;
 }
 int dup3(int oldfd, int newfd, int flags) {
+  if (pl_udp(oldfd)) return pl_unsupported("dup3", "an E-UDP socket cannot be duplicated", EOPNOTSUPP);
+  if (oldfd != newfd && pl_udp(newfd)) pl_udp_close(newfd);
   if (pl_sov(oldfd)) return pl_unsupported("dup3", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
   int r = PL_CALL(dup3)(oldfd, newfd, flags);

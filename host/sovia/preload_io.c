@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "preload.h"
+#include "preload_udp.h"
 #include "sovia.h"
 
 PL_REAL(ssize_t, read, int, void *, size_t)
@@ -33,6 +34,24 @@ PL_REAL(ssize_t, sendfile64, int, int, off_t *, size_t)
 
 #define SV_FLAGS_OK (MSG_DONTWAIT | MSG_NOSIGNAL | MSG_PEEK | MSG_WAITALL | MSG_MORE)
 
+/* E-UDP sockets (preload_udp.c): one datagram per call. A UDP candidate's send may turn it
+ * into one (*done false: it stays the kernel's). */
+static ssize_t udp_send(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
+                        socklen_t tl, bool *done) {
+  struct iovec v = {.iov_base = (void *)buf, .iov_len = n};
+  struct msghdr m = {.msg_name = (void *)to, .msg_namelen = to ? tl : 0, .msg_iov = &v, .msg_iovlen = 1};
+  return pl_udp_sendmsg(fd, &m, flags, done);
+}
+static ssize_t udp_recv(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
+                        socklen_t *fl) {
+  struct iovec v = {.iov_base = buf, .iov_len = n};
+  struct msghdr m = {.msg_name = from && fl ? from : NULL, .msg_namelen = from && fl ? *fl : 0,
+                     .msg_iov = &v, .msg_iovlen = 1};
+  ssize_t r = pl_udp_recvmsg(fd, &m, flags);
+  if (r >= 0 && from && fl) *fl = m.msg_namelen;
+  return r;
+}
+
 static ssize_t sv_send(struct pfd *p, const void *buf, size_t n, int flags) {
   if (flags & MSG_OOB) return pl_unsupported("send(MSG_OOB)", "no urgent data", EOPNOTSUPP);
   return sovia_send(p->sfd, buf, n, flags & SV_FLAGS_OK);
@@ -43,6 +62,7 @@ static ssize_t sv_recv(struct pfd *p, void *buf, size_t n, int flags) {
 }
 
 ssize_t read(int fd, void *buf, size_t n) {
+  if (pl_udp(fd)) return udp_recv(fd, buf, n, 0, NULL, NULL);
   struct pfd *p = pl_sov(fd);
   return p ? sv_recv(p, buf, n, 0) : PL_CALL(read)(fd, buf, n);
 }
@@ -53,11 +73,15 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
 }
 
 ssize_t write(int fd, const void *buf, size_t n) {
+  bool done = false;
+  ssize_t u = pl_udp(fd) ? udp_send(fd, buf, n, 0, NULL, 0, &done) : 0;
+  if (done) return u;
   struct pfd *p = pl_sov(fd);
   return p ? sv_send(p, buf, n, 0) : PL_CALL(write)(fd, buf, n);
 }
 
 ssize_t recv(int fd, void *buf, size_t n, int flags) {
+  if (pl_udp(fd)) return udp_recv(fd, buf, n, flags, NULL, NULL);
   struct pfd *p = pl_sov(fd);
   return p ? sv_recv(p, buf, n, flags) : PL_CALL(recv)(fd, buf, n, flags);
 }
@@ -68,6 +92,9 @@ ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags) {
 }
 
 ssize_t send(int fd, const void *buf, size_t n, int flags) {
+  bool done = false;
+  ssize_t u = pl_udp(fd) ? udp_send(fd, buf, n, flags, NULL, 0, &done) : 0;
+  if (done) return u;
   struct pfd *p = pl_sov(fd);
   return p ? sv_send(p, buf, n, flags) : PL_CALL(send)(fd, buf, n, flags);
 }
@@ -84,6 +111,7 @@ static void peer_of(struct pfd *p, struct sockaddr *addr, socklen_t *len) {
 }
 
 ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr, socklen_t *len) {
+  if (pl_udp(fd)) return udp_recv(fd, buf, n, flags, addr, len);
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(recvfrom)(fd, buf, n, flags, addr, len);
   ssize_t r = sv_recv(p, buf, n, flags);
@@ -100,6 +128,9 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
 
 ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr,
                socklen_t len) {
+  bool done = false;
+  ssize_t u = pl_udp(fd) || pl_udp_cand(fd) ? udp_send(fd, buf, n, flags, addr, len, &done) : 0;
+  if (done) return u;
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(sendto)(fd, buf, n, flags, addr, len);
   return sv_send(p, buf, n, flags);   /* connected: the address is ignored, as Linux does */
@@ -151,6 +182,11 @@ static ssize_t recv_iov(struct pfd *p, const struct iovec *iov, size_t cnt, int 
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int cnt) {
+  if (pl_udp(fd)) {
+    if (cnt < 0) return errno = EINVAL, -1;
+    struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt};
+    return pl_udp_recvmsg(fd, &m, 0);
+  }
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(readv)(fd, iov, cnt);
   if (cnt < 0) return errno = EINVAL, -1;
@@ -158,6 +194,12 @@ ssize_t readv(int fd, const struct iovec *iov, int cnt) {
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt) {
+  if (pl_udp(fd)) {
+    if (cnt < 0) return errno = EINVAL, -1;
+    bool done;
+    struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt};
+    return pl_udp_sendmsg(fd, &m, 0, &done);
+  }
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(writev)(fd, iov, cnt);
   if (cnt < 0) return errno = EINVAL, -1;
@@ -165,6 +207,9 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt) {
 }
 
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags) {
+  bool done = false;
+  ssize_t u = pl_udp(fd) || pl_udp_cand(fd) ? pl_udp_sendmsg(fd, m, flags, &done) : 0;
+  if (done) return u;
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(sendmsg)(fd, m, flags);
   if (!m) return errno = EFAULT, -1;
@@ -174,6 +219,7 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags) {
 }
 
 ssize_t recvmsg(int fd, struct msghdr *m, int flags) {
+  if (pl_udp(fd)) return pl_udp_recvmsg(fd, m, flags);
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(recvmsg)(fd, m, flags);
   if (!m) return errno = EFAULT, -1;

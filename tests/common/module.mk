@@ -15,7 +15,7 @@ ON_LANAI_SUITES := $(B)/tests/vipl/test_vipl_e2e $(B)/tests/vipl/test_vipl_relia
                    $(B)/tests/sovia_lib/test_sovia_lib tests/sovia_lib/preload.sh \
                    tests/sovia_lib/echo.sh $(B)/tests/panic/test_panic_e2e \
                    $(B)/tests/panic/test_panic_hostile tests/panic/panicctl-cli.sh \
-                   $(B)/tests/cluster/test_cluster tests/cluster/cluster.sh
+                   $(B)/tests/cluster/test_cluster tests/cluster/cluster.sh $(B)/tests/eudp/test_eudp
 on_lanai_name = $(B)/tests/on-lanai/$(notdir $(basename $(1))).lanai.sh
 ON_LANAI := $(foreach t,$(ON_LANAI_SUITES),$(call on_lanai_name,$(t)))
 TEST_BINS += $(ON_LANAI) firmware-lanai

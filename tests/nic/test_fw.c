@@ -527,6 +527,188 @@ static void t_malformed(void) {
         "good message after the bad ones: status %u len %u", rc.status, rc.done_len);
 }
 
+/* ---- datagram VIs (E-UDP, WIRE.md "Datagrams") ---- */
+
+#define DG_A 5000   /* NIC 0, VI 5 */
+#define DG_B 5001   /* NIC 0, VI 6 */
+#define DG_R 7000   /* NIC 1, VI 5 */
+
+static void dg_bind(int nic, unsigned vi, uint16_t port) {
+  rh_vi_create(R.w[nic], vi, PTAG, HOSTIF_UNRELIABLE);
+  rh_vi(R.w[nic], vi)->port = port;
+  rh_vi(R.w[nic], vi)->flags = HOSTIF_VI_F_DGRAM;
+}
+
+static uint32_t dg_send(int nic, unsigned vi, uint16_t node, uint16_t port, uint64_t src,
+                        uint32_t n) {
+  struct hostif_desc d = desc_split(HOSTIF_OP_SEND, src, n, 1 + n % 3);
+  d.rdma_addr = HOSTIF_DGRAM_DEST(node, port);
+  return rh_post(R.w[nic], vi, true, &d);
+}
+
+static uint32_t dg_recv(int nic, unsigned vi, uint64_t dst, uint32_t cap) {
+  struct hostif_desc d = desc_split(HOSTIF_OP_RECV, dst, cap, 1 + cap % 2);
+  return rh_post(R.w[nic], vi, false, &d);
+}
+
+/* A datagram fragment as a sending NIC 0 builds it (header, payload, trailer). */
+static size_t make_dgram(uint8_t *out, uint16_t dport, uint16_t sport, const uint8_t *payload,
+                         uint32_t n, bool bad_sum) {
+  struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .flags = FW_WIRE_F_FIRST | FW_WIRE_F_LAST,
+                          .src_node = 0, .dst_node = 1, .src_vi = 9, .dst_vi = 0, .len = n,
+                          .msg_len = n, .rdma_handle = (uint32_t)dport << 16 | sport};
+  fw_wire_encode(out, &h);
+  memcpy(out + FW_WIRE_HDR_LEN, payload, n);
+  uint16_t t = (uint16_t)~fw_wire_csum(payload, n);
+  if (bad_sum) t ^= 0x0100;
+  uint8_t *tr = out + FW_WIRE_HDR_LEN + n;
+  tr[0] = (uint8_t)(t >> 8);
+  tr[1] = (uint8_t)t;
+  tr[2] = tr[3] = 0;
+  return FW_WIRE_HDR_LEN + n + FW_TRAILER;
+}
+
+/* Datagrams of every size up to 65507 bytes, fragmented and reassembled, reach the VI bound
+ * to their port with their sender named; one from another sender port too. */
+static void t_dgram_sizes(void) {
+  static const uint32_t sizes[] = {0, 1, 4036, 4037, 9000, 60000, HOSTIF_DGRAM_MAX};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    uint32_t n = sizes[k];
+    unsigned svi = k % 2 ? 6 : 5;
+    hfree_all();
+    uint64_t src = halloc(0, n + 1), dst = halloc(1, 65536 + 64);
+    fill(hptr(src), n, (unsigned)k + 40);
+    memset(hptr(dst), 0xee, 65536 + 64);
+    uint32_t r0 = rh_done(R.w[1], 5, false), s0 = rh_done(R.w[0], svi, true);
+    dg_recv(1, 5, dst, 65536);
+    uint32_t si = dg_send(0, svi, 1, DG_R, src, n);
+    bool ok = wait_done(1, 5, false, r0 + 1) && wait_done(0, svi, true, s0 + 1);
+    struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0), sc = rh_slot(R.w[0], svi, true, si);
+    CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == n && sc.status == HOSTIF_ST_DONE &&
+              rc.done_flags == HOSTIF_F_DGRAM &&
+              rc.done_imm == HOSTIF_DGRAM_DEST(0, svi == 5 ? DG_A : DG_B),
+          "datagram %u: ok %d recv status %u len %u flags %u from %#x, send status %u", n, ok,
+          rc.status, rc.done_len, rc.done_flags, rc.done_imm, sc.status);
+    CHECK(memcmp(hptr(src), hptr(dst), n) == 0 && hptr(dst)[n] == 0xee,
+          "datagram %u: data differs or overrun", n);
+  }
+}
+
+/* What a datagram VI refuses and what the receiving NIC drops and counts: a send with
+ * immediate data, too long, or to port 0 (FORMAT); a datagram to a port nobody holds, one
+ * finding no receive descriptor (the sender completes anyway), one longer than the buffer
+ * (LENGTH), one whose payload fails its checksum (dropped whole, the descriptor stays for the
+ * next). */
+static void t_dgram_drops(void) {
+  hfree_all();
+  uint64_t src = halloc(0, 70000), dst = halloc(1, 65536);
+  fill(hptr(src), 70000, 77);
+  uint32_t s0 = rh_done(R.w[0], 5, true);
+  struct hostif_desc d = desc_split(HOSTIF_OP_SEND, src, 100, 1);
+  d.rdma_addr = HOSTIF_DGRAM_DEST(1, DG_R);
+  d.flags = HOSTIF_F_IMMEDIATE;
+  uint32_t i1 = rh_post(R.w[0], 5, true, &d);
+  uint32_t i2 = dg_send(0, 5, 1, DG_R, src, HOSTIF_DGRAM_MAX + 1);
+  uint32_t i3 = dg_send(0, 5, 1, 0, src, 10);
+  bool ok = wait_done(0, 5, true, s0 + 3);
+  CHECK(ok && rh_slot(R.w[0], 5, true, i1).status == HOSTIF_ST_FORMAT &&
+            rh_slot(R.w[0], 5, true, i2).status == HOSTIF_ST_FORMAT &&
+            rh_slot(R.w[0], 5, true, i3).status == HOSTIF_ST_FORMAT,
+        "bad datagram sends: %u %u %u", rh_slot(R.w[0], 5, true, i1).status,
+        rh_slot(R.w[0], 5, true, i2).status, rh_slot(R.w[0], 5, true, i3).status);
+
+  int novi = counters_drop(1, "no_vi"), nodesc = counters_drop(1, "no_desc");
+  s0 = rh_done(R.w[0], 5, true);
+  dg_send(0, 5, 1, 7001, src, 500);          /* no VI holds port 7001 */
+  dg_send(0, 5, 1, DG_R, src, 9000);         /* no receive posted on port 7000 */
+  ok = wait_done(0, 5, true, s0 + 2);
+  run(NULL, NULL);
+  CHECK(ok && rh_slot(R.w[0], 5, true, s0).status == HOSTIF_ST_DONE &&
+            rh_slot(R.w[0], 5, true, s0 + 1).status == HOSTIF_ST_DONE,
+        "datagrams nobody takes still complete at the sender");
+  CHECK(counters_drop(1, "no_vi") == novi + 1, "no-port drops %d", counters_drop(1, "no_vi") - novi);
+  CHECK(counters_drop(1, "no_desc") >= nodesc + 1, "no-buffer drops %d",
+        counters_drop(1, "no_desc") - nodesc);
+
+  uint32_t r0 = rh_done(R.w[1], 5, false);
+  dg_recv(1, 5, dst, 1000);
+  dg_send(0, 5, 1, DG_R, src, 1001);
+  ok = wait_done(1, 5, false, r0 + 1);
+  CHECK(ok && rh_slot(R.w[1], 5, false, r0).status == HOSTIF_ST_LENGTH, "short buffer: %u",
+        rh_slot(R.w[1], 5, false, r0).status);
+
+  static uint8_t msg[8192], payload[3000];
+  fill(payload, sizeof payload, 9);
+  int sum = counters_drop(1, "checksum");
+  r0 = rh_done(R.w[1], 5, false);
+  memset(hptr(dst), 0, 65536);
+  dg_recv(1, 5, dst, 65536);
+  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, true), true);
+  run(NULL, NULL);
+  CHECK(counters_drop(1, "checksum") == sum + 1 && rh_done(R.w[1], 5, false) == r0,
+        "bad-checksum datagram: drops %d, completed %u", counters_drop(1, "checksum") - sum,
+        rh_done(R.w[1], 5, false) - r0);
+  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, false), true);
+  ok = wait_done(1, 5, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == sizeof payload &&
+            rc.done_imm == HOSTIF_DGRAM_DEST(0, 4444) && memcmp(hptr(dst), payload, sizeof payload) == 0,
+        "good datagram after a bad one: status %u len %u from %#x", rc.status, rc.done_len,
+        rc.done_imm);
+}
+
+/* Two senders into one port at once: their fragments interleave; every datagram either
+ * arrives whole and right or is dropped and counted, never mixed, and some arrive. */
+static void t_dgram_two_senders(void) {
+  hfree_all();
+  enum { N = 8, LEN = 20000 };
+  uint64_t src[2], dst[N];
+  for (int s = 0; s < 2; s++) {
+    src[s] = halloc(0, LEN);
+    fill(hptr(src[s]), LEN, 100u + (unsigned)s);
+  }
+  uint32_t r0 = rh_done(R.w[1], 5, false);
+  for (int i = 0; i < N; i++) {
+    dst[i] = halloc(1, 65536);
+    dg_recv(1, 5, dst[i], 65536);
+  }
+  int mal = counters_drop(1, "malformed");
+  uint32_t a0 = rh_done(R.w[0], 5, true), b0 = rh_done(R.w[0], 6, true);
+  for (int i = 0; i < N / 2; i++) {
+    dg_send(0, 5, 1, DG_R, src[0], LEN);
+    dg_send(0, 6, 1, DG_R, src[1], LEN);
+  }
+  bool ok = wait_done(0, 5, true, a0 + N / 2) && wait_done(0, 6, true, b0 + N / 2);
+  run(NULL, NULL);
+  uint32_t got = rh_done(R.w[1], 5, false) - r0;
+  int bad = 0;
+  for (uint32_t i = 0; i < got; i++) {
+    struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0 + i);
+    int s = rc.done_imm == HOSTIF_DGRAM_DEST(0, DG_A) ? 0 : 1;
+    if (rc.status != HOSTIF_ST_DONE || rc.done_len != LEN ||
+        memcmp(hptr(dst[i]), hptr(src[s]), LEN) != 0)
+      bad++;
+  }
+  int lost = counters_drop(1, "malformed") - mal;
+  CHECK(ok && got >= 1 && bad == 0 && got + (uint32_t)(lost > 0 ? 1 : 0) <= N,
+        "two senders: %u of %d arrived, %d wrong, %d fragments dropped", got, N, bad, lost);
+  CHECK(got == N || lost > 0, "datagrams lost without a count: %u of %d", got, N);
+  printf("two senders into one port: %u of %d datagrams arrived, %d fragments dropped\n", got,
+         N, lost);
+  /* the rest of the buffers, taken back */
+  for (uint32_t i = got; i < N; i++) dg_send(0, 5, 1, DG_R, src[0], 1);
+  wait_done(1, 5, false, r0 + N);
+}
+
+static void t_dgram(void) {
+  dg_bind(0, 5, DG_A);
+  dg_bind(0, 6, DG_B);
+  dg_bind(1, 5, DG_R);
+  t_dgram_sizes();
+  t_dgram_drops();
+  t_dgram_two_senders();
+}
+
 /* The dispatcher: a doorbell that names no VI and no mailbox is counted and loses nothing;
  * every event bit it read is cleared; the counters reach the host. */
 static void t_dispatch(void) {
@@ -583,6 +765,7 @@ int main(void) {
     t_no_desc_and_disconnected();
     t_recreated();
     t_malformed();
+    t_dgram();
     CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "firmware faults %u %u",
           R.fw[0].faults, R.fw[1].faults);
     CHECK(rh_counters(R.w[1])->isr[1] > 0 && rh_counters(R.w[1])->isr[3] > 0,

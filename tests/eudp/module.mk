@@ -1,0 +1,22 @@
+# tests/eudp: E-UDP datagram endpoints (host/eudp) end to end over a private nicd.
+EUDP_T := $(B)/tests/eudp
+$(B)/obj/tests/eudp/%.o $(B)/san/tests/eudp/%.o: INCLUDES += $(EUDP_INCLUDES)
+
+TEST_BINS += $(EUDP_T)/test_eudp
+TESTS     += $(EUDP_T)/test_eudp
+$(EUDP_T)/test_eudp: $(B)/san/tests/eudp/test_eudp.o $(NICD_RUN_OBJ_SAN) $(EUDP_LIB_SAN) $(NICD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(EUDP_LIB_SAN) -lpthread -o $@
+
+# Unmodified programs' UDP over E-UDP through the shim (python, socat, iperf3 -u, sockperf).
+TESTS += tests/eudp/apps.sh
+tests/eudp/apps.sh: $(SOVIA_PRELOAD) $(NICD)
+
+# make bench-eudp: E-UDP beside kernel UDP, latency and bandwidth vs datagram size (optimized
+# build, not part of make test).
+.PHONY: bench-eudp
+bench-eudp: $(EUDP_T)/bench_eudp $(NICD)
+	$(EUDP_T)/bench_eudp
+$(EUDP_T)/bench_eudp: $(B)/obj/tests/eudp/bench_eudp.o $(NICD_RUN_OBJ) $(EUDP_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(EUDP_LIB) -lpthread -o $@
