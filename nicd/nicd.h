@@ -220,6 +220,9 @@ struct cm_req {
 enum cm_verb cm_parse(char *line, struct cm_req *r);
 
 /* vitab.c: VI table entries as nicd writes them. */
+/* A process that is gone: no such process, or one that exited and is not reaped yet (a
+ * zombie): it can never use a VI or a time slot again. */
+bool vitab_owner_gone(pid_t pid);
 struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi);
 /* Pairs local (node, vi) with remote (rnode, rvi) of another nicd: the VI must be IDLE with
  * reliability rel. 0 or -1. */

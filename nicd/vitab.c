@@ -75,9 +75,7 @@ void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {
   if (ld(&v->state) != HOSTIF_VI_FREE) st(&v->state, HOSTIF_VI_IDLE);
 }
 
-/* The owner is gone: no such process, or a zombie its parent has not reaped yet (it can
- * never use the VI again). */
-static bool owner_gone(pid_t pid) {
+bool vitab_owner_gone(pid_t pid) {
   if (kill(pid, 0) != 0) return errno == ESRCH;
   char path[48], buf[256];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -87,7 +85,7 @@ static bool owner_gone(pid_t pid) {
   fclose(f);
   buf[n] = 0;
   const char *paren = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold spaces */
-  return paren && paren[1] == ' ' && paren[2] == 'Z';
+  return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
 void vitab_reap(struct nicd *d) {
@@ -98,7 +96,7 @@ void vitab_reap(struct nicd *d) {
       uint32_t s = ld(&v->state);
       pid_t pid = (pid_t)v->owner_pid;
       if (s == HOSTIF_VI_FREE || pid <= 0) continue;
-      if (!owner_gone(pid)) continue;
+      if (!vitab_owner_gone(pid)) continue;
       if (names_peer(s)) break_peer(d, n, i, v);
       st(&v->state, HOSTIF_VI_FREE);
     }

@@ -60,27 +60,13 @@ static void expire(struct nicd *d, uint64_t t) {
   }
 }
 
-/* A process that exited, even if its parent has not reaped it yet. */
-static bool dead(int32_t pid) {
-  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-  char path[64], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return false;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  const char *p = strrchr(buf, ')');
-  return p && (p[2] == 'Z' || p[2] == 'X');
-}
-
 /* Slots of processes that died (they would bound the loop forever). */
 static void reap(struct nicd *d) {
   for (unsigned n = 0; n < d->n; n++)
     for (unsigned i = 0; i < HW_VT_SLOTS; i++) {
       struct hw_vt_slot *s = &nic_window(d->nic[n])->regs->vt.slot[i];
       int32_t pid = atomic_load(&s->pid);
-      if (pid > 0 && dead(pid)) {
+      if (pid > 0 && vitab_owner_gone(pid)) {
         atomic_store(&s->state, HW_VT_FREE);
         atomic_store(&s->pid, 0);
       }
