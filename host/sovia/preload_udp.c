@@ -202,9 +202,20 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
     b->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     kl = sizeof *b;
   }
-  if (PL_CALL(bind)(fd, (struct sockaddr *)&k, kl)) return -1;
-  if (PL_CALL(getsockname)(fd, (struct sockaddr *)&k, &kl)) return -1;
-  if (!port) port = ntohs(v6 ? ((struct sockaddr_in6 *)&k)->sin6_port : ((struct sockaddr_in *)&k)->sin_port);
+  /* A socket the program bound to the wildcard address and port 0 (as dig does before it
+   * connects) is bound already: its tokens reach it on the loopback all the same. */
+  struct sockaddr_storage cur = {0};
+  socklen_t cl = sizeof cur;
+  bool bound = PL_CALL(getsockname)(fd, (struct sockaddr *)&cur, &cl) == 0 &&
+               (v6 ? ((struct sockaddr_in6 *)&cur)->sin6_port : ((struct sockaddr_in *)&cur)->sin_port);
+  if (!bound && PL_CALL(bind)(fd, (struct sockaddr *)&k, kl)) return -1;
+  struct sockaddr_storage got;
+  socklen_t gl = sizeof got;
+  if (PL_CALL(getsockname)(fd, (struct sockaddr *)&got, &gl)) return -1;
+  uint16_t kport = v6 ? ((struct sockaddr_in6 *)&got)->sin6_port : ((struct sockaddr_in *)&got)->sin_port;
+  if (v6) ((struct sockaddr_in6 *)&k)->sin6_port = kport;   /* k: the loopback, for the tokens */
+  else ((struct sockaddr_in *)&k)->sin_port = kport;
+  if (!port) port = ntohs(kport);
   struct usock *s = calloc(1, sizeof *s);
   if (!s) return fail(ENOMEM);
   pthread_mutex_lock(&mu);

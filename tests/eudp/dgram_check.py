@@ -75,6 +75,15 @@ def client(host, port):
     c.send(b"connected")
     check(c.recv(100) == b"connected" and c.getpeername() == (host, port), "connected send/recv, getpeername")
     c.close()
+    # bound to the wildcard address and port 0 first, then connected (as dig and many
+    # resolvers' clients do): the socket moves to the NIC at connect
+    c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    c.settimeout(5)
+    c.bind(("0.0.0.0", 0))
+    c.connect((host, port))
+    c.send(b"bound first")
+    check(c.recv(100) == b"bound first", "bound to 0.0.0.0:0, then connected: send/recv")
+    c.close()
     s.sendto(b"quit", (host, port))
     check(s.recv(10) == b"bye", "server quits")
     return fails
