@@ -86,22 +86,35 @@ __attribute__((constructor)) static void pl_init(void) { sovia_set_fd_hook(sovia
 
 /* ---- configuration: $SOVIA_PRELOAD_PORTS and the hosts file ---- */
 
+void pl_ports_parse(const char *var, uint8_t *bits) {
+  const char *p = getenv(var);
+  while (p && *p) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p) { p++; continue; }
+    if (v > 0 && v < 65536) bits[v / 8] |= (uint8_t)(1u << (v % 8));
+    p = end;
+  }
+}
+
+bool pl_port_in(const uint8_t *bits, unsigned port) {
+  return port && port < 65536 && (bits[port / 8] >> (port % 8)) & 1u;
+}
+
+bool pl_ip_local(uint32_t ip_be) {
+  uint32_t ip = ntohl(ip_be);
+  return ip == 0 || (ip >> 24) == 127;
+}
+
 static bool cfg_loaded;
-static uint8_t port_bits[65536 / 8];
+static uint8_t port_bits[PL_PORT_BYTES];
 static uint32_t hosts_ip[NAMING_ENTRIES_MAX]; /* network order */
 static unsigned nhosts;
 
 static void cfg_load(void) {
   if (cfg_loaded) return;
   cfg_loaded = true;
-  const char *p = getenv("SOVIA_PRELOAD_PORTS");
-  while (p && *p) {
-    char *end;
-    long v = strtol(p, &end, 10);
-    if (end == p) { p++; continue; }
-    if (v > 0 && v < 65536) port_bits[v / 8] |= (uint8_t)(1u << (v % 8));
-    p = end;
-  }
+  pl_ports_parse("SOVIA_PRELOAD_PORTS", port_bits);
   char path[512], err[NAMING_ERR_LEN];
   struct naming_hosts h;
   if (naming_hosts_path(path, sizeof path)) return;
@@ -116,11 +129,7 @@ static void cfg_load(void) {
 
 static bool port_on(unsigned port) {
   cfg_load();
-  return port && (port_bits[port / 8] >> (port % 8)) & 1u;
-}
-static bool ip_local(uint32_t ip_be) {
-  uint32_t ip = ntohl(ip_be);
-  return ip == 0 || (ip >> 24) == 127;
+  return pl_port_in(port_bits, port);
 }
 static bool ip_on(uint32_t ip_be) {
   cfg_load();
@@ -220,7 +229,7 @@ int bind(int fd, const struct sockaddr *addr, socklen_t len) {
   }
   struct sockaddr_in a;
   if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a) &&
-      (port_on(ntohs(a.sin_port)) || (!ip_local(a.sin_addr.s_addr) && ip_on(a.sin_addr.s_addr))))
+      (port_on(ntohs(a.sin_port)) || (!pl_ip_local(a.sin_addr.s_addr) && ip_on(a.sin_addr.s_addr))))
     if (to_sovia(fd)) return -1;
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(bind)(fd, addr, len);
@@ -270,7 +279,7 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len) {
   }
   struct sockaddr_in a;
   if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a)) {
-    bool loc = ip_local(a.sin_addr.s_addr);
+    bool loc = pl_ip_local(a.sin_addr.s_addr);
     if ((!loc && ip_on(a.sin_addr.s_addr)) || (loc && port_on(ntohs(a.sin_port))))
       if (to_sovia(fd)) return -1;
   }

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #define PMAXFD 4096
@@ -42,6 +43,14 @@ int pl_unsupported(const char *call, const char *what, int err);
 /* IPv4 name of a SOVIA socket as the application's family wants it (v4-mapped for v6). */
 void pl_name_out(const struct pfd *p, const struct sockaddr *in, struct sockaddr *out,
                  socklen_t *len);
+/* The ports listed in environment variable var (decimal numbers, any separators) as a bitmap of
+ * PL_PORT_BYTES bytes, and whether a port is in one; whether an address (network order) is
+ * this machine's (0.0.0.0 or 127/8). Shared by the stream (preload.c) and datagram
+ * (preload_udp.c) sides. */
+#define PL_PORT_BYTES (65536 / 8)
+void pl_ports_parse(const char *var, uint8_t *bits);
+bool pl_port_in(const uint8_t *bits, unsigned port);
+bool pl_ip_local(uint32_t ip_be);
 void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
 void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
 

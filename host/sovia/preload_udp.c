@@ -55,21 +55,14 @@ static bool notifier_on;
 /* ---- configuration: $SOVIA_PRELOAD_UDP_PORTS and the hosts file ---- */
 
 static bool cfg_done;
-static uint8_t port_bits[65536 / 8];
+static uint8_t port_bits[PL_PORT_BYTES];
 static struct { uint32_t ip; uint16_t node; } hosts[NAMING_ENTRIES_MAX];
 static unsigned nhosts;
 
 static void cfg_load(void) {
   if (cfg_done) return;
   cfg_done = true;
-  const char *p = getenv("SOVIA_PRELOAD_UDP_PORTS");
-  while (p && *p) {
-    char *end;
-    long v = strtol(p, &end, 10);
-    if (end == p) { p++; continue; }
-    if (v > 0 && v < 65536) port_bits[v / 8] |= (uint8_t)(1u << (v % 8));
-    p = end;
-  }
+  pl_ports_parse("SOVIA_PRELOAD_UDP_PORTS", port_bits);
   char path[512], err[NAMING_ERR_LEN];
   struct naming_hosts h;
   if (naming_hosts_path(path, sizeof path) || naming_hosts_load(path, &h, err, sizeof err)) return;
@@ -83,11 +76,7 @@ static void cfg_load(void) {
   naming_hosts_free(&h);
 }
 
-static bool port_on(unsigned port) { return port && (port_bits[port / 8] >> (port % 8)) & 1u; }
-static bool ip_local(uint32_t ip_be) {
-  uint32_t ip = ntohl(ip_be);
-  return ip == 0 || (ip >> 24) == 127;
-}
+static bool port_on(unsigned port) { return pl_port_in(port_bits, port); }
 static int ip_node(uint32_t ip_be) {
   for (unsigned i = 0; i < nhosts; i++)
     if (hosts[i].ip == ip_be) return hosts[i].node;
@@ -116,7 +105,7 @@ static bool to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *o
 /* Whether traffic to/for this address goes over E-UDP. */
 static bool on_fabric(const struct sockaddr_in *a) {
   cfg_load();
-  if (ip_local(a->sin_addr.s_addr)) return port_on(ntohs(a->sin_port));
+  if (pl_ip_local(a->sin_addr.s_addr)) return port_on(ntohs(a->sin_port));
   return ip_node(a->sin_addr.s_addr) >= 0;
 }
 
@@ -263,15 +252,15 @@ int pl_udp_bind(int fd, const struct sockaddr *a, socklen_t len, bool *done) {
   }
   if (!to_v4(a, len, &v)) return 0;
   cfg_load();
-  bool take = port_on(ntohs(v.sin_port)) || (!ip_local(v.sin_addr.s_addr) && ip_node(v.sin_addr.s_addr) >= 0);
+  bool take = port_on(ntohs(v.sin_port)) || (!pl_ip_local(v.sin_addr.s_addr) && ip_node(v.sin_addr.s_addr) >= 0);
   if (!take) return 0;
   *done = true;
-  return to_eudp(fd, ntohs(v.sin_port), ip_local(v.sin_addr.s_addr) ? 0 : v.sin_addr.s_addr);
+  return to_eudp(fd, ntohs(v.sin_port), pl_ip_local(v.sin_addr.s_addr) ? 0 : v.sin_addr.s_addr);
 }
 
 /* Connects an E-UDP socket to v: the NIC gives it only v's datagrams. */
 static int udp_peer(struct usock *s, const struct sockaddr_in *v) {
-  int node = ip_local(v->sin_addr.s_addr) ? (int)dev->node : ip_node(v->sin_addr.s_addr);
+  int node = pl_ip_local(v->sin_addr.s_addr) ? (int)dev->node : ip_node(v->sin_addr.s_addr);
   if (node < 0) return fail(ENETUNREACH);
   if (ntohs(v->sin_port) == 0) return fail(EINVAL);
   s->peer = *v;
@@ -377,7 +366,7 @@ ssize_t pl_udp_sendmsg(int fd, const struct msghdr *m, int flags, bool *done) {
     to = s->peer;
   }
   if (ntohs(to.sin_port) == 0) return fail(EINVAL);
-  int node = ip_local(to.sin_addr.s_addr) ? (int)dev->node : ip_node(to.sin_addr.s_addr);
+  int node = pl_ip_local(to.sin_addr.s_addr) ? (int)dev->node : ip_node(to.sin_addr.s_addr);
   if (node < 0) return fail(ENETUNREACH);
   size_t n = iov_total(m->msg_iov, m->msg_iovlen);
   if (n > EUDP_MAX) return fail(EMSGSIZE);
@@ -458,11 +447,11 @@ ssize_t pl_udp_recvmsg(int fd, struct msghdr *m, int flags) {
       break;
     }
     struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = htons(port)};
-    src.sin_addr.s_addr = node == dev->node && s->connected && ip_local(s->peer.sin_addr.s_addr)
+    src.sin_addr.s_addr = node == dev->node && s->connected && pl_ip_local(s->peer.sin_addr.s_addr)
                               ? s->peer.sin_addr.s_addr : node_ip(node);
     if (s->connected && (src.sin_port != s->peer.sin_port ||
                          (src.sin_addr.s_addr != s->peer.sin_addr.s_addr &&
-                          !(ip_local(s->peer.sin_addr.s_addr) && node == dev->node))))
+                          !(pl_ip_local(s->peer.sin_addr.s_addr) && node == dev->node))))
       continue;   /* a connected socket takes only its peer's datagrams */
     if (m->msg_name) {
       socklen_t nl = m->msg_namelen;
