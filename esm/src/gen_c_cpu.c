@@ -23,17 +23,22 @@ void c_cpu_header(CGen *g, Buf *b) {
   for (Machine *m = sys->machines; m; m = m->next)
     if (!m->env)
       buf_printf(b, "#define %s_CPU_%s %d\n", p, m->name, m->cpu);
-  buf_printf(b,
-             "/* The processor a firmware machine runs on (0 for an id that names none). */\n"
-             "/*@ assigns \\nothing; */\nint %s_processor_of(int id);\n"
-             "/* Whether processor cpu handles event ev (its machine runs there). */\n"
-             "/*@ assigns \\nothing; */\nbool %s_event_on(int cpu, int ev);\n"
-             "/* One run-to-completion step of processor cpu: only its machines run. */\n"
-             "bool %s_step_cpu(%s_t *sys, int cpu);\n"
-             "bool %s_step_p0(%s_t *sys);\nbool %s_step_p1(%s_t *sys);\n"
-             "/* Steps processor cpu until it has nothing enabled or max_steps. */\n"
-             "unsigned %s_run_cpu(%s_t *sys, int cpu, unsigned max_steps);\n\n",
-             p, p, p, p, p, p, p, p, p, p);
+  static const char *const decls[] = {
+    "/* The processor a firmware machine runs on (0 for an id that names none). */",
+    "/*@ assigns \\nothing; */\nint %1$s_processor_of(int id);",
+    "/* Whether processor cpu handles event ev (its machine runs there). */",
+    "/*@ assigns \\nothing; */\nbool %1$s_event_on(int cpu, int ev);",
+    "/* One run-to-completion step of processor cpu: only its machines run. */",
+    "bool %1$s_step_cpu(%1$s_t *sys, int cpu);",
+    "bool %1$s_step_p0(%1$s_t *sys);\nbool %1$s_step_p1(%1$s_t *sys);",
+    "/* Steps processor cpu until it has nothing enabled or max_steps. */",
+    "unsigned %1$s_run_cpu(%1$s_t *sys, int cpu, unsigned max_steps);",
+  };
+  for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++) {
+    buf_printf(b, decls[i], p);
+    buf_puts(b, "\n");
+  }
+  buf_puts(b, "\n");
 }
 
 void c_cpu_init(CGen *g, Buf *b) {
