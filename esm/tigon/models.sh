@@ -10,16 +10,21 @@
 set -eu
 esmc=$1; out=$2
 here=esm/tigon
-mkdir -p "$out/safety/src" "$out/live/src"
+# The properties' files have one path wherever the models go: Spin's cache (models/cache) is
+# keyed by the model text, which names each property's file.
+props=build/models/tigon/src
+mkdir -p "$out/safety" "$out/live" "$props"
 machines=$(ls esm/machines/*.esm | grep -v -e '/datapath_bounds.esm$' -e '/datapath_props.esm$')
-grep -vE '^(eventually|leadsto) ' esm/machines/datapath_props.esm >"$out/safety/src/props.esm"
+tmp=$(mktemp "$props/.props.XXXXXX")
+grep -vE '^(eventually|leadsto) ' esm/machines/datapath_props.esm >"$tmp" && mv "$tmp" "$props/safety_props.esm"
+tmp=$(mktemp "$props/.props.XXXXXX")
 { echo "# the liveness properties of esm/machines/datapath_props.esm"
-  grep -E '^(eventually|leadsto) ' esm/machines/datapath_props.esm; } >"$out/live/src/props.esm"
+  grep -E '^(eventually|leadsto) ' esm/machines/datapath_props.esm; } >"$tmp" && mv "$tmp" "$props/live_props.esm"
 # shellcheck disable=SC2086
-"$esmc" --pml -o "$out/safety" $machines $here/partition.esm $here/bounds.esm "$out/safety/src/props.esm"
+"$esmc" --pml -o "$out/safety" $machines $here/partition.esm $here/bounds.esm "$props/safety_props.esm"
 # shellcheck disable=SC2086
-"$esmc" --pml -o "$out/live" $machines $here/partition.esm $here/live_bounds.esm "$out/live/src/props.esm"
+"$esmc" --pml -o "$out/live" $machines $here/partition.esm $here/live_bounds.esm "$props/live_props.esm"
 mv "$out/safety/datapath.pml" "$out/tigon.pml"
 mv "$out/live/datapath.pml" "$out/tigon_live.pml"
 "$esmc" --pml -o "$out" $here/stats/stats.esm
-rm -rf "$out/safety" "$out/live"
+rmdir "$out/safety" "$out/live"
