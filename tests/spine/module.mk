@@ -1,0 +1,12 @@
+# tests/spine: SPINE's IP router. test_lpm: the forwarding table and the IPv4 checks (unit);
+# test_spine: the router end to end over a private nicd (spine.sh runs it on both firmwares).
+SPINE_T := $(B)/tests/spine
+$(B)/obj/tests/spine/%.o $(B)/san/tests/spine/%.o: INCLUDES += $(SPINE_INCLUDES) -Ifirmware/nic
+
+SPINE_FW_UNITS := firmware/nic/fw_lpm.c firmware/nic/fw_ipv4.c firmware/nic/fw_wire.c
+TEST_BINS += $(SPINE_T)/test_lpm
+TESTS     += $(SPINE_T)/test_lpm
+$(SPINE_T)/test_lpm: $(B)/san/tests/spine/test_lpm.o $(B)/san/host/spine/spine_lpm.o \
+                     $(SPINE_FW_UNITS:%.c=$(B)/san/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -o $@
