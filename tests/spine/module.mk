@@ -10,3 +10,13 @@ $(SPINE_T)/test_lpm: $(B)/san/tests/spine/test_lpm.o $(B)/san/host/spine/spine_l
                      $(SPINE_FW_UNITS:%.c=$(B)/san/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -o $@
+
+TEST_BINS += $(SPINE_T)/test_spine
+$(SPINE_T)/test_spine: $(B)/san/tests/spine/test_spine.o $(NICD_RUN_OBJ_SAN) $(SPINE_LIB_SAN) $(NICD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(SPINE_LIB_SAN) -lpthread -o $@
+# on both firmwares: the native one, and the LANai image (tests/common/module.mk's wrapper)
+SPINE_ON_LANAI := $(call on_lanai_name,$(SPINE_T)/test_spine)
+$(eval $(call on_lanai_rule,$(SPINE_T)/test_spine))
+TEST_BINS += $(SPINE_ON_LANAI)
+TESTS     += $(SPINE_T)/test_spine $(SPINE_ON_LANAI)
