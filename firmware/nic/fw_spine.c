@@ -6,7 +6,8 @@
  *     host's IP endpoint);
  *   a route out of this port -> TTL - 1, sent to the next hop;
  *   a route out of another port -> TTL - 1, sent to that port's NIC marked TRANSIT with the
- *     next hop, over the fabric or by peer DMA into its inbox; that NIC sends it on as is.
+ *     next hop, over the fabric or by peer DMA into its inbox (hw/peerdma.h: the copy is
+ *     done when fwb_peer_copy returns); that NIC sends it on as is.
  * Route updates (the mailbox, spine_if.h): TABLE checks the new bank's table, switches to it
  * and completes only when every packet routed by the old table has left the send queue (the
  * queue position at the switch, drain_mark, has been retired). This is the protocol esm/spine
@@ -107,8 +108,9 @@ static void drain(struct fw *fw) {
   done(fw, SPINE_ST_OK, s->gen);
 }
 
-/* Queues the IP packet p (len bytes, in SRAM) to node with `ack` word w. */
-static bool send(struct fw *fw, uint16_t node, const uint8_t *p, uint32_t len, uint32_t w) {
+/* Queues the IP packet p (len bytes, in SRAM) to node with `ack` word w; false if the send
+ * queue or the staging is full. */
+static bool queue(struct fw *fw, uint16_t node, const uint8_t *p, uint32_t len, uint32_t w) {
   struct fw_wire_hdr h = {0};
   h.type = FW_WIRE_IP;
   h.flags = FW_WIRE_F_FIRST | FW_WIRE_F_LAST;
@@ -116,9 +118,60 @@ static bool send(struct fw *fw, uint16_t node, const uint8_t *p, uint32_t len, u
   h.ack = w;
   h.len = len;
   h.rdma_handle = (uint32_t)SPINE_IP_PORT << 16 | SPINE_IP_PORT;
-  if (fw_txlocal_queue(fw, &h, p)) return true;
+  return fw_txlocal_queue(fw, &h, p);
+}
+
+/* queue, or dropped and counted busy */
+static bool send(struct fw *fw, uint16_t node, const uint8_t *p, uint32_t len, uint32_t w) {
+  if (queue(fw, node, p, len, w)) return true;
   fw_count64v(&ctr(fw)->busy);
   return false;
+}
+
+/* Peer DMA: the packet p (len bytes, in a receive buffer) with the slot head written over the
+ * end of its wire header (decoded already) into a free inbox slot of port's NIC. */
+static bool peer_send(struct fw *fw, unsigned port, uint8_t *p, uint32_t len, uint32_t hop) {
+  struct fw_spine *s = &fw->spine;
+  uint32_t at = (uint32_t)(p - fw->sram) - (uint32_t)sizeof(struct spine_slot);
+  fw_sram_wr32(fw, at + offsetof(struct spine_slot, len), len);
+  fw_sram_wr32(fw, at + offsetof(struct spine_slot, hop), hop);
+  fw_sram_wr32(fw, at + offsetof(struct spine_slot, reserved), 0);
+  fw_sram_wr32(fw, at + offsetof(struct spine_slot, state), 1);
+  for (unsigned k = 0; k < SPINE_INBOX_N; k++) {
+    unsigned slot = (s->peer_next + k) % SPINE_INBOX_N;
+    if (fwb_peer_copy(fw->board, s->port_node[port], at, SPINE_INBOX_AT(slot),
+                      (uint32_t)sizeof(struct spine_slot) + len) == 0) {
+      s->peer_next = (uint8_t)(slot + 1u);
+      fw_count64v(&ctr(fw)->peer_out);
+      return true;
+    }
+  }
+  fw_count64v(&ctr(fw)->busy);
+  return false;
+}
+
+/* Peer DMA's inbox: packets other ports routed here, sent on to their next hop; one the send
+ * queue has no room for stays until a later pass. */
+static void inbox(struct fw *fw) {
+  struct fw_spine *s = &fw->spine;
+  for (unsigned k = 0; k < SPINE_INBOX_N; k++) {
+    unsigned i = (s->inbox_next + k) % SPINE_INBOX_N;
+    uint32_t at = SPINE_INBOX_AT(i);
+    if (fw_sram_rd32(fw, at + offsetof(struct spine_slot, state)) != 1) continue;
+    fw_sram_acquire();
+    uint32_t len = fw_sram_rd32(fw, at + offsetof(struct spine_slot, len));
+    uint32_t hop = fw_sram_rd32(fw, at + offsetof(struct spine_slot, hop));
+    if (len > SPINE_IP_MAX) {
+      fw_count64v(&ctr(fw)->damaged);
+    } else if (queue(fw, SPINE_HOP_NODE(hop), fw->sram + at + sizeof(struct spine_slot), len, 0)) {
+      fw_count64v(&ctr(fw)->peer_in);
+      fw_count64v(&ctr(fw)->transit);
+    } else {
+      return;
+    }
+    fw_sram_wr32(fw, at + offsetof(struct spine_slot, state), 0);
+    s->inbox_next = i + 1u;
+  }
 }
 
 bool fw_spine_classify(struct fw *fw, struct fw_rxi *ri) {
@@ -155,8 +208,9 @@ static void route(struct fw *fw, uint8_t *p, uint32_t len) {
   }
   fw_ipv4_ttl_dec(p);
   unsigned port = SPINE_HOP_PORT(hop);
-  bool ok = port == s->self
-                ? send(fw, SPINE_HOP_NODE(hop), p, len, 0)
+  bool ok = port == s->self ? send(fw, SPINE_HOP_NODE(hop), p, len, 0)
+            : s->mode == SPINE_MODE_PEER
+                ? peer_send(fw, port, p, len, hop)
                 : send(fw, s->port_node[port], p, len, FW_SPINE_W_TRANSIT | SPINE_HOP_NODE(hop));
   if (ok) fw_count64v(&c->forwarded);
 }
@@ -189,4 +243,5 @@ void fw_spine_rx(struct fw *fw, unsigned buf) {
 void fw_spine_pump(struct fw *fw) {
   mailbox(fw);
   drain(fw);
+  if (fw->spine.on) inbox(fw);
 }

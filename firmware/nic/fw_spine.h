@@ -28,6 +28,7 @@ struct fw_spine {
   uint32_t cmd_seen;
   bool draining;                  /* a TABLE switched, waits for the old table's packets */
   uint32_t drain_mark;            /* send queue position (tx_head) when it switched */
+  uint8_t peer_next;              /* peer DMA: the inbox slot to try first */
   uint32_t inbox_next;            /* peer DMA: the next inbox slot to take */
 };
 

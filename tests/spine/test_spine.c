@@ -303,6 +303,7 @@ int main(void) {
   struct spine_ep *x = NULL;
   CHECK_EQ(spine_ep_open(D[0], &x), -EADDRINUSE);
   run_mode(SPINE_MODE_FABRIC);
+  run_mode(SPINE_MODE_PEER);
   spine_ep_close(EA);
   spine_ep_close(EB);
   spine_ep_close(EC);
