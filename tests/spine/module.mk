@@ -20,3 +20,6 @@ SPINE_ON_LANAI := $(call on_lanai_name,$(SPINE_T)/test_spine)
 $(eval $(call on_lanai_rule,$(SPINE_T)/test_spine))
 TEST_BINS += $(SPINE_ON_LANAI)
 TESTS     += $(SPINE_T)/test_spine $(SPINE_ON_LANAI)
+
+# the model of the forwarding loop (esm/spine): every property, and the seeded bugs Spin must catch
+TESTS += tests/spine/verify.sh tests/spine/mutations.sh
