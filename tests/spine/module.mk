@@ -23,3 +23,14 @@ TESTS     += $(SPINE_T)/test_spine $(SPINE_ON_LANAI)
 
 # the model of the forwarding loop (esm/spine): every property, and the seeded bugs Spin must catch
 TESTS += tests/spine/verify.sh tests/spine/mutations.sh
+
+# libFuzzer targets: the forwarding table's check, lookup and builder; the IPv4 header checks.
+# Seeds in tests/fuzz/corpus/fuzz_lpm/ and fuzz_ipv4/.
+FUZZ_BINS += $(B)/fuzz/fuzz_lpm $(B)/fuzz/fuzz_ipv4
+$(B)/fuzz/fuzz_lpm: tests/spine/fuzz_lpm.c firmware/nic/fw_lpm.c host/spine/spine_lpm.c \
+                    firmware/nic/fw_lpm.h host/spine/spine_lpm.h iface/spine_if.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ifirmware/nic -Ihost/spine -o $@ tests/spine/fuzz_lpm.c firmware/nic/fw_lpm.c host/spine/spine_lpm.c
+$(B)/fuzz/fuzz_ipv4: tests/spine/fuzz_ipv4.c firmware/nic/fw_ipv4.c firmware/nic/fw_wire.c firmware/nic/fw_ipv4.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ifirmware/nic -o $@ tests/spine/fuzz_ipv4.c firmware/nic/fw_ipv4.c firmware/nic/fw_wire.c
