@@ -34,3 +34,25 @@ $(B)/fuzz/fuzz_lpm: tests/spine/fuzz_lpm.c firmware/nic/fw_lpm.c host/spine/spin
 $(B)/fuzz/fuzz_ipv4: tests/spine/fuzz_ipv4.c firmware/nic/fw_ipv4.c firmware/nic/fw_wire.c firmware/nic/fw_ipv4.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ifirmware/nic -o $@ tests/spine/fuzz_ipv4.c firmware/nic/fw_ipv4.c firmware/nic/fw_wire.c
+
+# make bench-spine: the router's forwarding rate and latency, NIC (fabric, peer DMA) beside a
+# host-based forwarder, native firmware in real time, then the LANai image in timing mode on the
+# LANai-9 profile beside the SPINE paper's figures. A smoke run (sanitized, tiny counts) is in
+# make test.
+$(SPINE_T)/bench_spine: $(B)/obj/tests/spine/bench_spine.o $(NICD_RUN_OBJ) $(BENCH_STATS_OBJ) \
+                        $(B)/obj/bench/summary.o $(B)/obj/firmware/nic/fw_lpm.o \
+                        $(B)/obj/firmware/nic/fw_ipv4.o $(B)/obj/firmware/nic/fw_wire.o $(SPINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(filter %.o,$^) $(SPINE_LIB) -lpthread -o $@
+$(B)/san/tests/spine/bench_spine: $(B)/san/tests/spine/bench_spine.o $(NICD_RUN_OBJ_SAN) \
+                        $(B)/san/bench/stats.o $(B)/san/bench/summary.o $(B)/san/firmware/nic/fw_lpm.o \
+                        $(B)/san/firmware/nic/fw_ipv4.o $(B)/san/firmware/nic/fw_wire.o $(SPINE_LIB_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(SPINE_LIB_SAN) -lpthread -o $@
+SPINE_TIMING_PROFILE ?= hw/profiles/pci64b-lanai9-myrinet2000.prof
+.PHONY: bench-spine
+bench-spine: $(SPINE_T)/bench_spine $(NICD) firmware-lanai
+	$(SPINE_T)/bench_spine
+	VERINIC_FIRMWARE=lanai VERINIC_TIMING=$(SPINE_TIMING_PROFILE) $(SPINE_T)/bench_spine --rounds 1 --count 500 --lat 50
+TEST_BINS += $(B)/san/tests/spine/bench_spine
+TESTS     += tests/spine/bench_smoke.sh

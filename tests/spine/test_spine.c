@@ -21,6 +21,7 @@
 #include "../common/nicd_run.h"
 #include "../vipl/vtest.h"
 #include "ippkt.h"
+#include "proc_cpu.h"
 #include "spine.h"
 
 VT_GLOBALS;
@@ -93,20 +94,6 @@ static void router_stop(void) {
   close(from_router[0]);
 }
 
-/* The router process's CPU time so far, in clock ticks (utime + stime, /proc). */
-static long cpu_ticks(pid_t pid) {
-  char path[64], buf[1024];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  char *s = strrchr(buf, ')');
-  long ut = 0, st = 0;
-  if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2) return -1;
-  return ut + st;
-}
 
 static struct spine_counters ctr(int nic) {
   struct spine_counters c;
@@ -138,10 +125,10 @@ static void stream(struct spine_ep *s, uint16_t gw, struct spine_ep *r, uint16_t
 
 static void t_forward_both_ways(void) {
   struct spine_counters b1 = ctr(1), b2 = ctr(2);
-  long t0 = cpu_ticks(router);
+  long t0 = proc_cpu_ticks(router);
   stream(EA, 1, EC, 2, A_ADDR, C_ADDR, 400, 0);
   stream(EC, 2, EA, 1, C_ADDR, A_ADDR, 400, 1000);
-  long t1 = cpu_ticks(router);
+  long t1 = proc_cpu_ticks(router);
   struct spine_counters a1 = ctr(1), a2 = ctr(2);
   CHECK_EQ(a1.forwarded - b1.forwarded, 400);   /* A -> C routed by port 0 */
   CHECK_EQ(a2.transit - b2.transit, 400);       /* ... and sent on by port 1 */
