@@ -46,6 +46,9 @@ int spine_router_open(struct lnic_dev *const *d, unsigned nport, unsigned mode,
                       struct spine_router **out);
 /* Stops routing on every port (IP packets then go to each NIC's host) and frees r. */
 void spine_router_close(struct spine_router *r);
+/* Frees r and leaves the ports routing by the table in use (a router program that exits once
+ * its routes are loaded). */
+void spine_router_detach(struct spine_router *r);
 /* Adds a route: prefix/len leaves by port towards next-hop node (hop = SPINE_HOP(node, port,
  * 0)), or is this host's (SPINE_HOP(0, 0, SPINE_HOP_LOCAL)). -EINVAL (len > 32, port beyond
  * the router's), -EEXIST (that prefix is routed: delete it first), -ENOSPC (the route limit,

@@ -103,12 +103,17 @@ int spine_router_open(struct lnic_dev *const *d, unsigned nport, unsigned mode,
   return 0;
 }
 
+void spine_router_detach(struct spine_router *r) {
+  if (!r) return;
+  free(r->rt);
+  free(r);
+}
+
 void spine_router_close(struct spine_router *r) {
   if (!r) return;
   for (unsigned p = 0; p < r->nport; p++)
     if (r->dev[p] && ctl(r->dev[p])->magic == SPINE_MAGIC) (void)command(r->dev[p], SPINE_OP_OFF, 0, 0, 0);
-  free(r->rt);
-  free(r);
+  spine_router_detach(r);
 }
 
 static uint32_t masked(uint32_t prefix, unsigned len) { return len ? prefix & (~0u << (32 - len)) : 0; }

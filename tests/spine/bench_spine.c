@@ -59,49 +59,46 @@ static void make_routes(void) {
   }
 }
 
-static int open_pair(struct lnic_dev **p) {
-  return lnic_open(nicd_dev(1), &p[0]) || lnic_open(nicd_dev(2), &p[1]) ? -1 : 0;
+static struct lnic_dev *open_pair(const char *dev1, const char *dev2, struct lnic_dev **p) {
+  return lnic_open(dev1, &p[0]) || lnic_open(dev2, &p[1]) ? NULL : p[0];
 }
 
-/* The router program in a process of its own: it loads the table and leaves (the NICs go on
- * forwarding), or, for the host forwarder's runs, turns routing off. */
-static int router_run(int mode) {
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    struct lnic_dev *p[2];
-    struct spine_router *r = NULL;
-    if (open_pair(p) || spine_router_open(p, 2, mode == PEER ? SPINE_MODE_PEER : SPINE_MODE_FABRIC, &r))
-      _exit(1);
-    if (mode == HOST) {
-      spine_router_close(r);
-      _exit(0);
-    }
-    int rc = spine_route_add_many(r, routes, ROUTES + 1);
-    if (rc) printf("  the router program: %s\n", strerror(-rc));
-    else printf("  (table: %u routes in %zu bytes)\n", spine_route_count(r), spine_table_size(r));
-    fflush(stdout);
-    _exit(rc ? 1 : 0);   /* without closing: the table stays in use */
+/* The router program (bench_spine --router MODE DEV1 DEV2): loads the table and leaves (the
+ * NICs go on forwarding), or, for the host forwarder's runs (MODE 2), turns routing off. */
+static int router_main(int mode, const char *dev1, const char *dev2) {
+  struct lnic_dev *p[2];
+  struct spine_router *r = NULL;
+  if (!open_pair(dev1, dev2, p) ||
+      spine_router_open(p, 2, mode == PEER ? SPINE_MODE_PEER : SPINE_MODE_FABRIC, &r))
+    return 1;
+  int rc = 0;
+  if (mode == HOST) {
+    spine_router_close(r);
+  } else if ((rc = spine_route_add_many(r, routes, ROUTES + 1)) != 0) {
+    printf("  the router program: %s\n", strerror(-rc));
+    spine_router_close(r);
+  } else {
+    printf("  (table: %u routes in %zu bytes)\n", spine_route_count(r), spine_table_size(r));
+    spine_router_detach(r);   /* the table stays in use */
   }
-  int st = 0;
-  lnic_vt_outside(true);
-  waitpid(pid, &st, 0);
-  lnic_vt_outside(false);
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+  lnic_close(p[0]);
+  lnic_close(p[1]);
+  return rc ? 1 : 0;
 }
 
-/* The host-based forwarder: receives on nic1, looks up, decrements TTL, sends on nic2. */
+/* The host-based forwarder (bench_spine --forward DEV1 DEV2): receives on DEV1, looks up,
+ * decrements TTL, sends on DEV2, until SIGTERM. */
 static volatile sig_atomic_t fwd_stop;
 static void on_term(int s) { (void)s; fwd_stop = 1; }
 
-static void forwarder_main(void) {
+static int forwarder_main(const char *dev1, const char *dev2) {
   struct lnic_dev *p[2];
   struct spine_ep *in = NULL, *out = NULL;
   static uint8_t table[SPINE_BANK_SIZE], b[SPINE_IP_MAX];
   signal(SIGTERM, on_term);
-  if (open_pair(p) || spine_ep_open(p[0], &in) || spine_ep_open(p[1], &out) ||
+  if (!open_pair(dev1, dev2, p) || spine_ep_open(p[0], &in) || spine_ep_open(p[1], &out) ||
       spine_lpm_build(routes, ROUTES + 1, 1, table, sizeof table) < 0)
-    _exit(1);
+    return 1;
   while (!fwd_stop) {
     ssize_t n = spine_recv(in, b, sizeof b, 20000000);
     uint32_t hop;
@@ -110,9 +107,35 @@ static void forwarder_main(void) {
     fw_ipv4_ttl_dec(b);
     (void)spine_send(out, SPINE_HOP_NODE(hop), b, (size_t)n);
   }
-  _exit(0);
+  spine_ep_close(in);
+  spine_ep_close(out);
+  lnic_close(p[0]);
+  lnic_close(p[1]);
+  return 0;
 }
 
+/* Runs this program again (a fresh process: in timing mode each is a logical process of its
+ * own) as `--router MODE` or `--forward` on nic1 and nic2. */
+static pid_t spawn(const char *role, int mode) {
+  char m[16];
+  snprintf(m, sizeof m, "%d", mode);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char *argv[] = {"bench_spine", (char *)role, m, (char *)nicd_dev(1), (char *)nicd_dev(2), NULL};
+    execv("/proc/self/exe", argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static int reap(pid_t pid) {
+  int st = 0;
+  lnic_vt_outside(true);
+  waitpid(pid, &st, 0);
+  lnic_vt_outside(false);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
 
 struct result {
   double pps, lat_med, lat_p10, lat_p90, lost, cpu;
@@ -166,22 +189,18 @@ static struct result measure(pid_t busy) {
 static struct result run_cfg(int c) {
   struct result r = {0};
   pid_t fwd = -1;
-  if (router_run(c) != 0) {
+  if (reap(spawn("--router", c)) != 0) {
     printf("  %s: the router program failed\n", cfg_name[c]);
     return r;
   }
   if (c == HOST) {
-    fflush(stdout);
-    fwd = fork();
-    if (fwd == 0) forwarder_main();
-    usleep(100000);
+    fwd = spawn("--forward", 0);
+    usleep(200000);
   }
   r = measure(c == HOST ? fwd : -1);
   if (fwd > 0) {
     kill(fwd, SIGTERM);
-    lnic_vt_outside(true);
-    waitpid(fwd, NULL, 0);
-    lnic_vt_outside(false);
+    (void)reap(fwd);
   }
   return r;
 }
@@ -192,6 +211,9 @@ static double med(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
+  make_routes();
+  if (argc == 5 && !strcmp(argv[1], "--router")) return router_main(atoi(argv[2]), argv[3], argv[4]);
+  if (argc == 5 && !strcmp(argv[1], "--forward")) return forwarder_main(argv[3], argv[4]);
   for (int i = 1; i + 1 < argc; i += 2) {
     int v = atoi(argv[i + 1]);
     if (!strcmp(argv[i], "--rounds")) rounds = v;
@@ -206,7 +228,6 @@ int main(int argc, char **argv) {
   }
   if (size < 28 || size > (int)SPINE_IP_MAX || rounds < 1 || count < 1 || window < 1) return 2;
   const char *timing = getenv("VERINIC_TIMING");
-  make_routes();
   pid_t nicd = nicd_start(4, false);
   if (nicd < 0) return 1;
   struct lnic_dev *a = NULL, *c = NULL;
