@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nic_internal.h"
 #include "window.h"
 
 #define PEERDMA_MAX 64u
@@ -44,5 +45,7 @@ int peerdma_copy(struct nic *src, uint16_t node, uint32_t from, uint32_t to, uin
   memcpy(d + 4, s + 4, len - 4);
   __atomic_thread_fence(__ATOMIC_RELEASE);
   memcpy(d, s, 4);
-  return hwin_doorbell(nic_window(dst), db, 1);
+  int rc = hwin_doorbell(nic_window(dst), db, 1);
+  nic_doorbells_sync(dst);   /* the target's event now: its processor may be idle (timing mode) */
+  return rc;
 }

@@ -60,7 +60,10 @@ static void make_routes(void) {
 }
 
 static struct lnic_dev *open_pair(const char *dev1, const char *dev2, struct lnic_dev **p) {
-  return lnic_open(dev1, &p[0]) || lnic_open(dev2, &p[1]) ? NULL : p[0];
+  int rc = lnic_open(dev1, &p[0]);
+  if (!rc && (rc = lnic_open(dev2, &p[1])) != 0) lnic_close(p[0]);
+  if (rc) printf("  cannot open %s, %s: %s\n", dev1, dev2, strerror(-rc));
+  return rc ? NULL : p[0];
 }
 
 /* The router program (bench_spine --router MODE DEV1 DEV2): loads the table and leaves (the
@@ -68,10 +71,12 @@ static struct lnic_dev *open_pair(const char *dev1, const char *dev2, struct lni
 static int router_main(int mode, const char *dev1, const char *dev2) {
   struct lnic_dev *p[2];
   struct spine_router *r = NULL;
-  if (!open_pair(dev1, dev2, p) ||
-      spine_router_open(p, 2, mode == PEER ? SPINE_MODE_PEER : SPINE_MODE_FABRIC, &r))
+  if (!open_pair(dev1, dev2, p)) return 1;
+  int rc = spine_router_open(p, 2, mode == PEER ? SPINE_MODE_PEER : SPINE_MODE_FABRIC, &r);
+  if (rc) {
+    printf("  the router program: %s\n", strerror(-rc));
     return 1;
-  int rc = 0;
+  }
   if (mode == HOST) {
     spine_router_close(r);
   } else if ((rc = spine_route_add_many(r, routes, ROUTES + 1)) != 0) {
@@ -134,6 +139,7 @@ static int reap(pid_t pid) {
   lnic_vt_outside(true);
   waitpid(pid, &st, 0);
   lnic_vt_outside(false);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) printf("  (process %d: status %#x)\n", (int)pid, st);
   return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
@@ -189,7 +195,8 @@ static struct result measure(pid_t busy) {
 static struct result run_cfg(int c) {
   struct result r = {0};
   pid_t fwd = -1;
-  if (reap(spawn("--router", c)) != 0) {
+  int rc = reap(spawn("--router", c));
+  if (rc != 0) {
     printf("  %s: the router program failed\n", cfg_name[c]);
     return r;
   }
