@@ -12,7 +12,8 @@ $(SPINE_T)/test_lpm: $(B)/san/tests/spine/test_lpm.o $(B)/san/host/spine/spine_l
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $^ -o $@
 
 TEST_BINS += $(SPINE_T)/test_spine
-$(SPINE_T)/test_spine: $(B)/san/tests/spine/test_spine.o $(NICD_RUN_OBJ_SAN) $(SPINE_LIB_SAN) $(NICD)
+$(SPINE_T)/test_spine: $(B)/san/tests/spine/test_spine.o $(NICD_RUN_OBJ_SAN) $(SPINE_LIB_SAN) $(NICD) \
+                      $(B)/bin/nicstat
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(SPINE_LIB_SAN) -lpthread -o $@
 # on both firmwares: the native one, and the LANai image (tests/common/module.mk's wrapper)

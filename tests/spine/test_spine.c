@@ -234,6 +234,14 @@ static void t_delete_while_flowing(void) {
   stream(EA, 1, EC, 2, A_ADDR, C_ADDR, 8, 50000);
 }
 
+/* nicstat shows the router's counters of port 0. */
+static void t_nicstat(void) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "build/bin/nicstat %s | grep -Eq 'dropped: no route [1-9].*TTL expired [1-9]'",
+           nicd_dev(1));
+  CHECK_EQ(system(cmd), 0);
+}
+
 /* The router program's errors, on a router of its own over the same ports. */
 static void t_misuse(void) {
   struct spine_router *r = NULL;
@@ -268,6 +276,7 @@ static void run_mode(unsigned m) {
   RUN(t_forward_both_ways);
   RUN(t_to_router_host);
   RUN(t_bad_packets);
+  RUN(t_nicstat);
   RUN(t_delete_while_flowing);
   router_stop();
   RUN(t_misuse);
