@@ -1,7 +1,7 @@
 /* spine_if.h: the contract between the SPINE router's host program (host/spine) and the
  * forwarding firmware (firmware/nic/fw_spine.c) on each of the router's NICs: the router's
  * control block in SRAM (mailbox, ports, counters), the two forwarding-table banks and the
- * table's layout (firmware/nic/SPINE.md). Little-endian, like everything in hostif.h.
+ * table's layout (host/spine/README.md). Little-endian, like everything in hostif.h.
  *
  * A route update: the host writes a whole new table into the bank not in use by programmed
  * I/O, then posts TABLE(bank, gen) in the mailbox and rings doorbell HOSTIF_DOORBELL_PANIC

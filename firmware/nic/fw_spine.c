@@ -1,4 +1,4 @@
-/* fw_spine.c: SPINE's IP router on the NIC (fw_spine.h, SPINE.md). An IP message for a NIC
+/* fw_spine.c: SPINE's IP router on the NIC (fw_spine.h, host/spine/README.md). An IP message for a NIC
  * whose router is configured is classified FW_RX_IP (nothing of it goes to host memory); at
  * its end the firmware judges it here:
  *   damaged wire message, bad IPv4 header or checksum, TTL <= 1, no route -> dropped, counted;

@@ -1,4 +1,4 @@
-/* fw_spine.h: SPINE's IP router on the NIC (fw_spine.c; README in SPINE.md): IP packets
+/* fw_spine.h: SPINE's IP router on the NIC (fw_spine.c; host/spine/README.md): IP packets
  * (wire type FW_WIRE_IP) routed by the forwarding table in SRAM to another router port's NIC,
  * over the fabric or by peer DMA, or to this host; route updates from the host through the
  * router's mailbox. Freestanding. */
