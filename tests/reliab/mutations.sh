@@ -4,6 +4,7 @@
 # (the spec changed under it) fails too, so the list stays true. MUTATIONS_ONLY=a,b runs those.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/common/mutant.sh
 ESMC=${ESMC:-build/bin/esmc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/reliab-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
 pass=0; fail=0
@@ -33,21 +34,9 @@ for m in "${mutations[@]}"; do
     srcs=("$dir"/src/reliab.esm "$dir"/src/sender.esm "$dir"/src/receiver.esm
           "$dir"/src/channel.esm esm/reliab/seqwrap/*.esm)
   fi
-  if ! "$ESMC" --pml -o "$dir/out" "${srcs[@]}" 2>"$dir/esmc.err"; then
-    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"
-    fail=$((fail + 1)); continue
-  fi
+  if ! mutant_compile "$name" "$dir" "${srcs[@]}"; then fail=$((fail + 1)); continue; fi
   mv "$dir/out/reliab.pml" "$dir/out/$model.pml" 2>/dev/null
-  ESMC=$ESMC models/verify.sh --only "$prop" "$dir/out/$model.pml" >"$dir/verify.out" 2>&1
-  if grep -Eq "^=== $model / $prop \([a-z]+\): FAIL: violated ===" "$dir/verify.out"; then
-    echo "ok   $name: caught by $prop ($model)"
-    grep -m1 -E '^step [0-9]+:' "$dir/verify.out" >/dev/null || echo "     (no ESM trail printed)"
-    pass=$((pass + 1))
-  else
-    echo "FAIL $name: $prop did not fail (or failed for another reason)"
-    sed 's/^/    /' "$dir/verify.out" | head -n 30
-    fail=$((fail + 1))
-  fi
+  if mutant_caught "$name" "$model" "$prop" "$dir"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

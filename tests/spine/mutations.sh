@@ -4,6 +4,7 @@
 # too, so the list stays true. MUTATIONS_ONLY=a,b runs those.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/common/mutant.sh
 ESMC=${ESMC:-build/bin/esmc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/spine-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
 pass=0; fail=0
@@ -25,20 +26,10 @@ for m in "${mutations[@]}"; do
   if cmp -s "esm/spine/$file" "$dir/src/$file"; then
     echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
   fi
-  if ! "$ESMC" --pml -o "$dir/out" "$dir/src/spine.esm" "$dir/src/env.esm" "$dir/src/props.esm" 2>"$dir/esmc.err"; then
-    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"
+  if ! mutant_compile "$name" "$dir" "$dir/src/spine.esm" "$dir/src/env.esm" "$dir/src/props.esm"; then
     fail=$((fail + 1)); continue
   fi
-  ESMC=$ESMC models/verify.sh --only "$prop" "$dir/out/spine.pml" >"$dir/verify.out" 2>&1
-  if grep -Eq "^=== spine / $prop \([a-z]+\): FAIL: violated ===" "$dir/verify.out"; then
-    echo "ok   $name: caught by $prop"
-    grep -m1 -E '^step [0-9]+:' "$dir/verify.out" >/dev/null || echo "     (no ESM trail printed)"
-    pass=$((pass + 1))
-  else
-    echo "FAIL $name: $prop did not fail (or failed for another reason)"
-    sed 's/^/    /' "$dir/verify.out" | head -n 30
-    fail=$((fail + 1))
-  fi
+  if mutant_caught "$name" spine "$prop" "$dir"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

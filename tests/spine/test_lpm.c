@@ -12,6 +12,7 @@
 #include "fw_ipv4.h"
 #include "fw_lpm.h"
 #include "fw_wire.h"
+#include "ippkt.h"
 #include "spine_lpm.h"
 
 static uint8_t T[SPINE_BANK_SIZE];
@@ -133,46 +134,27 @@ static void t_damaged_tables(void) {
   CHECK(fw_lpm_check(T, sizeof T) == FW_LPM_E_HOP, "a hop beyond nhop");
 }
 
-/* A header with checksum. */
-static void ip_hdr(uint8_t *p, uint32_t total, uint8_t ttl, uint32_t dst) {
-  memset(p, 0, 20);
-  p[0] = 0x45;
-  p[2] = (uint8_t)(total >> 8);
-  p[3] = (uint8_t)total;
-  p[8] = ttl;
-  p[9] = 17;
-  p[12] = 10;
-  p[15] = 1;
-  p[16] = (uint8_t)(dst >> 24);
-  p[17] = (uint8_t)(dst >> 16);
-  p[18] = (uint8_t)(dst >> 8);
-  p[19] = (uint8_t)dst;
-  uint16_t c = (uint16_t)~fw_wire_csum(p, 20);
-  p[10] = (uint8_t)(c >> 8);
-  p[11] = (uint8_t)c;
-}
-
 static void t_ipv4(void) {
   uint8_t p[64];
-  ip_hdr(p, 64, 64, 0x0a030001u);
+  ippkt_make(p, 64, IP4(10, 0, 0, 1), 0x0a030001u, 64, 0);
   CHECK(fw_ipv4_check(p, 64) == FW_IPV4_OK, "good header");
   CHECK(fw_ipv4_dst(p) == 0x0a030001u, "destination");
   CHECK(fw_ipv4_check(p, 19) == FW_IPV4_BAD, "short");
   CHECK(fw_ipv4_check(p, 63) == FW_IPV4_BAD, "total length beyond the packet");
   for (unsigned ttl = 2; ttl < 256; ttl++) {
-    ip_hdr(p, 64, (uint8_t)ttl, rnd());
+    ippkt_make(p, 64, IP4(10, 0, 0, 1), rnd(), (uint8_t)ttl, ttl);
     fw_ipv4_ttl_dec(p);
     if (p[8] != ttl - 1 || fw_wire_csum(p, 20) != 0xffffu) CHECK(0, "ttl %u: checksum after decrement", ttl);
   }
   CHECK(1, "TTL decrements keep the checksum");
-  ip_hdr(p, 64, 1, 1);
+  ippkt_make(p, 64, IP4(10, 0, 0, 1), 1, 1, 0);
   CHECK(fw_ipv4_check(p, 64) == FW_IPV4_TTL, "TTL 1");
-  ip_hdr(p, 64, 0, 1);
+  ippkt_make(p, 64, IP4(10, 0, 0, 1), 1, 0, 0);
   CHECK(fw_ipv4_check(p, 64) == FW_IPV4_TTL, "TTL 0");
-  ip_hdr(p, 64, 9, 1);
+  ippkt_make(p, 64, IP4(10, 0, 0, 1), 1, 9, 0);
   p[12] ^= 0x40;
   CHECK(fw_ipv4_check(p, 64) == FW_IPV4_CSUM, "checksum");
-  ip_hdr(p, 64, 9, 1);
+  ippkt_make(p, 64, IP4(10, 0, 0, 1), 1, 9, 0);
   p[0] = 0x65;
   CHECK(fw_ipv4_check(p, 64) == FW_IPV4_BAD, "version 6");
   p[0] = 0x44;
