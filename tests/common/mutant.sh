@@ -2,6 +2,18 @@
 # tests/spine/mutations.sh): a mutant's model must compile and Spin must fail the property
 # that names the bug. Needs ESMC and a directory per mutant.
 
+# mutant_apply NAME SRCDIR FILE SCRIPT DIR: SRCDIR's ESM sources into DIR/src, sed SCRIPT on
+# FILE; fails (and says so) when the script no longer changes it.
+mutant_apply() {
+  local name=$1 src=$2 file=$3 script=$4 dir=$5
+  mkdir -p "$dir/src" "$dir/out"
+  cp "$src"/*.esm "$dir/src/"
+  sed -i "$script" "$dir/src/$file"
+  cmp -s "$src/$file" "$dir/src/$file" || return 0
+  echo "FAIL $name: the mutation no longer applies to $file"
+  return 1
+}
+
 # mutant_compile NAME DIR ESM...: the mutant's model into DIR/out; prints why not.
 mutant_compile() {
   local name=$1 dir=$2; shift 2

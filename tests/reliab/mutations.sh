@@ -23,12 +23,9 @@ mutations=(
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file script prop model <<<"$m"
   [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
-  dir=$work/$name; mkdir -p "$dir/src/seqwrap" "$dir/out"
-  cp esm/reliab/*.esm "$dir/src/"
-  sed -i "$script" "$dir/src/$file"
-  if cmp -s "esm/reliab/$file" "$dir/src/$file"; then
-    echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
-  fi
+  dir=$work/$name
+  mkdir -p "$dir/src/seqwrap"
+  if ! mutant_apply "$name" esm/reliab "$file" "$script" "$dir"; then fail=$((fail + 1)); continue; fi
   srcs=("$dir"/src/*.esm)
   if [[ $model == reliab_seqwrap ]]; then
     srcs=("$dir"/src/reliab.esm "$dir"/src/sender.esm "$dir"/src/receiver.esm

@@ -20,12 +20,8 @@ mutations=(
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file script prop <<<"$m"
   [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
-  dir=$work/$name; mkdir -p "$dir/src" "$dir/out"
-  cp esm/spine/*.esm "$dir/src/"
-  sed -i "$script" "$dir/src/$file"
-  if cmp -s "esm/spine/$file" "$dir/src/$file"; then
-    echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
-  fi
+  dir=$work/$name
+  if ! mutant_apply "$name" esm/spine "$file" "$script" "$dir"; then fail=$((fail + 1)); continue; fi
   if ! mutant_compile "$name" "$dir" "$dir/src/spine.esm" "$dir/src/env.esm" "$dir/src/props.esm"; then
     fail=$((fail + 1)); continue
   fi
