@@ -152,7 +152,7 @@ struct result {
 static struct result measure(pid_t busy) {
   struct result r = {0};
   unsigned sent = 0, done = 0, lost = 0, bad = 0;
-  long c0 = busy > 0 ? proc_cpu_ticks(busy) : 0;
+  long long c0 = busy > 0 ? proc_cpu_ns(busy) : 0;
   double w0 = stats_now_us(), t0 = w0;
   struct timespec rt0;
   clock_gettime(CLOCK_MONOTONIC, &rt0);
@@ -171,7 +171,7 @@ static struct result measure(pid_t busy) {
   double wall = (double)(rt1.tv_sec - rt0.tv_sec) + (double)(rt1.tv_nsec - rt0.tv_nsec) / 1e9;
   r.pps = (double)(count - lost) / (el / 1e6);
   r.lost = lost;
-  if (busy > 0) r.cpu = (double)(proc_cpu_ticks(busy) - c0) / (double)sysconf(_SC_CLK_TCK) / wall * 100.0;
+  if (busy > 0) r.cpu = (double)(proc_cpu_ns(busy) - c0) / 1e9 / wall * 100.0;
   if (bad) printf("  %u packets damaged\n", bad);
   double *lat = calloc((size_t)nlat, sizeof *lat);
   int k = 0;

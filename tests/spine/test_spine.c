@@ -125,18 +125,18 @@ static void stream(struct spine_ep *s, uint16_t gw, struct spine_ep *r, uint16_t
 
 static void t_forward_both_ways(void) {
   struct spine_counters b1 = ctr(1), b2 = ctr(2);
-  long t0 = proc_cpu_ticks(router);
+  long long t0 = proc_cpu_ns(router);
   stream(EA, 1, EC, 2, A_ADDR, C_ADDR, 400, 0);
   stream(EC, 2, EA, 1, C_ADDR, A_ADDR, 400, 1000);
-  long t1 = proc_cpu_ticks(router);
+  long long t1 = proc_cpu_ns(router);
   struct spine_counters a1 = ctr(1), a2 = ctr(2);
   CHECK_EQ(a1.forwarded - b1.forwarded, 400);   /* A -> C routed by port 0 */
   CHECK_EQ(a2.transit - b2.transit, 400);       /* ... and sent on by port 1 */
   CHECK_EQ(a2.forwarded - b2.forwarded, 400);   /* C -> A routed by port 1 */
   CHECK_EQ(a1.transit - b1.transit, 400);
   if (mode == SPINE_MODE_PEER) CHECK_EQ(a1.peer_out - b1.peer_out, 400);
-  printf("  router process CPU while 800 packets were forwarded: %ld ticks\n", t1 - t0);
-  CHECK(t0 >= 0 && t1 - t0 <= 1);
+  printf("  router process CPU while 800 packets were forwarded: %lld ns\n", t1 - t0);
+  CHECK(t0 >= 0 && t1 - t0 < 10000000);   /* it waits on its pipe: nothing per packet */
 }
 
 static void t_to_router_host(void) {
