@@ -43,6 +43,7 @@ static int rounds = 5, count = 2000, size = 64, window = 8, nlat = 200;
 static struct spine_route routes[ROUTES + 1];
 static uint8_t pkt[SPINE_IP_MAX], got[SPINE_IP_MAX];
 static struct spine_ep *EA, *EC;
+static struct lnic_dev *B1, *B2;   /* the router's ports, for their counters */
 
 /* C's route and ROUTES random others out of port 0, none covering C's /16, no two alike. */
 static void make_routes(void) {
@@ -204,7 +205,17 @@ static struct result run_cfg(int c) {
     fwd = spawn("--forward", 0);
     usleep(200000);
   }
+  struct spine_counters k1, k2, e1, e2;
+  spine_nic_counters(B1, &k1);
+  spine_nic_counters(B2, &k2);
   r = measure(c == HOST ? fwd : -1);
+  spine_nic_counters(B1, &e1);
+  spine_nic_counters(B2, &e2);
+  if (c != HOST)
+    printf("  B: forwarded %llu, sent on %llu, dropped busy %llu (in) %llu (out), damaged %llu\n",
+           (unsigned long long)(e1.forwarded - k1.forwarded), (unsigned long long)(e2.transit - k2.transit),
+           (unsigned long long)(e1.busy - k1.busy), (unsigned long long)(e2.busy - k2.busy),
+           (unsigned long long)(e1.damaged - k1.damaged + e2.damaged - k2.damaged));
   if (fwd > 0) {
     kill(fwd, SIGTERM);
     (void)reap(fwd);
@@ -238,7 +249,8 @@ int main(int argc, char **argv) {
   pid_t nicd = nicd_start(4, false);
   if (nicd < 0) return 1;
   struct lnic_dev *a = NULL, *c = NULL;
-  if (lnic_open(nicd_dev(0), &a) || lnic_open(nicd_dev(3), &c) || spine_ep_open(a, &EA) ||
+  if (lnic_open(nicd_dev(0), &a) || lnic_open(nicd_dev(3), &c) || lnic_open(nicd_dev(1), &B1) ||
+      lnic_open(nicd_dev(2), &B2) || spine_ep_open(a, &EA) ||
       spine_ep_open(c, &EC)) {
     printf("cannot open the endpoints\n");
     nicd_stop(nicd, false);
@@ -295,6 +307,8 @@ int main(int argc, char **argv) {
   spine_ep_close(EC);
   lnic_close(a);
   lnic_close(c);
+  lnic_close(B1);
+  lnic_close(B2);
   nicd_stop(nicd, false);
   (void)lost;
   return 0;
