@@ -6,6 +6,7 @@
 #include "spine.h"
 
 struct spine_ep {
+  struct lnic_dev *dev;
   struct eudp *u;
 };
 
@@ -13,6 +14,7 @@ int spine_ep_open(struct lnic_dev *d, struct spine_ep **out) {
   if (!d || !out) return -EINVAL;
   struct spine_ep *e = calloc(1, sizeof *e);
   if (!e) return -ENOMEM;
+  e->dev = d;
   int rc = eudp_open(d, SPINE_IP_PORT, 0, &e->u);
   if (rc) {
     free(e);
@@ -34,10 +36,24 @@ int spine_send(struct spine_ep *e, uint16_t node, const void *pkt, size_t len) {
   return eudp_sendto(e->u, node, SPINE_IP_PORT, pkt, len);
 }
 
+/* The deadline counts in the process's time: virtual in nicd's timing mode (lnic_vt_now_ns),
+ * where a wait's slice ends in virtual time; a deadline in real time would let a timeout run
+ * on for as many virtual slices as fit in it. */
 ssize_t spine_recvfrom(struct spine_ep *e, void *buf, size_t cap, uint16_t *node,
                        int64_t timeout_ns) {
   if (!e) return -EINVAL;
-  return eudp_recvfrom(e->u, buf, cap, NULL, node, NULL, timeout_ns);
+  uint64_t end = timeout_ns > 0 ? lnic_vt_now_ns() + (uint64_t)timeout_ns : 0;
+  for (;;) {
+    ssize_t r = eudp_recvfrom(e->u, buf, cap, NULL, node, NULL, 0);
+    if (r != -EAGAIN || timeout_ns == 0) return r;
+    int64_t slice = 10 * 1000 * 1000;
+    if (timeout_ns > 0) {
+      uint64_t now = lnic_vt_now_ns();
+      if (now >= end) return -EAGAIN;
+      if ((int64_t)(end - now) < slice) slice = (int64_t)(end - now);
+    }
+    if (lnic_wait(e->dev, HOSTIF_SIG_VI(eudp_vi(e->u)), slice) == -EPIPE) return -EPIPE;
+  }
 }
 
 ssize_t spine_recv(struct spine_ep *e, void *buf, size_t cap, int64_t timeout_ns) {

@@ -8,7 +8,9 @@
  * besides C's.
  *
  * Options: --rounds R, --count N (packets per rate measurement), --size S (IP packet bytes),
- * --window W (packets in flight), --lat K (latency samples). With VERINIC_TIMING=PROFILE (and
+ * --window W[,W...] (packets in flight; with several, each configuration's figure is the
+ * best rate among them that drops at most 0.5 % of the packets, SPINE's rule), --lat K
+ * (latency samples). With VERINIC_TIMING=PROFILE (and
  * the LANai image) the run is in nicd's virtual time: the figures are what this firmware does
  * on that hardware, printed beside the SPINE paper's (33 MHz LANai, 200 MHz Pentium Pro). */
 #define _GNU_SOURCE
@@ -40,6 +42,7 @@ static const char *const cfg_name[NCFG] = {"NIC router, fabric", "NIC router, pe
                                            "host forwarder"};
 
 static int rounds = 5, count = 2000, size = 64, window = 8, nlat = 200;
+static int wins[4] = {8}, nwin = 1;
 static struct spine_route routes[ROUTES + 1];
 static uint8_t pkt[SPINE_IP_MAX], got[SPINE_IP_MAX];
 static struct spine_ep *EA, *EC;
@@ -146,6 +149,7 @@ static int reap(pid_t pid) {
 
 struct result {
   double pps, lat_med, lat_p10, lat_p90, lost, cpu;
+  int win;
 };
 
 /* Packets per second A -> C with at most `window` in flight (a packet not back within 50 ms
@@ -208,11 +212,17 @@ static struct result run_cfg(int c) {
   struct spine_counters k1, k2, e1, e2;
   spine_nic_counters(B1, &k1);
   spine_nic_counters(B2, &k2);
-  r = measure(c == HOST ? fwd : -1);
+  for (int w = 0; w < nwin; w++) {   /* the best rate that drops at most 0.5 % */
+    window = wins[w];
+    struct result x = measure(c == HOST ? fwd : -1);
+    x.win = window;
+    bool ok = x.lost <= count * 0.005, was_ok = w > 0 && r.lost <= count * 0.005;
+    if (w == 0 || (ok && (!was_ok || x.pps > r.pps)) || (!ok && !was_ok && x.lost < r.lost)) r = x;
+  }
   spine_nic_counters(B1, &e1);
   spine_nic_counters(B2, &e2);
   if (c != HOST)
-    printf("  B: forwarded %llu, sent on %llu, dropped busy %llu (in) %llu (out), damaged %llu\n",
+    printf("  B, every window: forwarded %llu, sent on %llu, dropped busy %llu (in) %llu (out), damaged %llu\n",
            (unsigned long long)(e1.forwarded - k1.forwarded), (unsigned long long)(e2.transit - k2.transit),
            (unsigned long long)(e1.busy - k1.busy), (unsigned long long)(e2.busy - k2.busy),
            (unsigned long long)(e1.damaged - k1.damaged + e2.damaged - k2.damaged));
@@ -237,14 +247,22 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--rounds")) rounds = v;
     else if (!strcmp(argv[i], "--count")) count = v;
     else if (!strcmp(argv[i], "--size")) size = v;
-    else if (!strcmp(argv[i], "--window")) window = v;
+    else if (!strcmp(argv[i], "--window")) {
+      nwin = 0;
+      for (const char *t = argv[i + 1]; t && nwin < 4; t = strchr(t, ',')) {
+        if (*t == ',') t++;
+        wins[nwin++] = atoi(t);
+      }
+    }
     else if (!strcmp(argv[i], "--lat")) nlat = v;
     else {
       fprintf(stderr, "usage: bench_spine [--rounds R] [--count N] [--size S] [--window W] [--lat K]\n");
       return 2;
     }
   }
-  if (size < 28 || size > (int)SPINE_IP_MAX || rounds < 1 || count < 1 || window < 1) return 2;
+  if (size < 28 || size > (int)SPINE_IP_MAX || rounds < 1 || count < 1) return 2;
+  for (int w = 0; w < nwin; w++)
+    if (wins[w] < 1) return 2;
   const char *timing = getenv("VERINIC_TIMING");
   pid_t nicd = nicd_start(4, false);
   if (nicd < 0) return 1;
@@ -256,8 +274,10 @@ int main(int argc, char **argv) {
     nicd_stop(nicd, false);
     return 1;
   }
-  printf("SPINE router: %d-byte IP packets A -> B -> C, %d per run, window %d, %d rounds%s%s\n",
-         size, count, window, rounds, timing ? ", timing mode: " : "", timing ? timing : "");
+  printf("SPINE router: %d-byte IP packets A -> B -> C, %d per run, %d rounds%s%s; in flight:",
+         size, count, rounds, timing ? ", timing mode: " : "", timing ? timing : "");
+  for (int w = 0; w < nwin; w++) printf(" %d", wins[w]);
+  printf("\n");
   static double pps[NCFG][64], lat[NCFG][64], cpu[NCFG][64], lost[NCFG][64];
   int nr = rounds > 64 ? 64 : rounds;
   for (int r = 0; r < nr; r++)
@@ -267,9 +287,8 @@ int main(int argc, char **argv) {
       lat[k][r] = x.lat_med;
       cpu[k][r] = x.cpu;
       lost[k][r] = x.lost;
-      printf("  round %d %-22s %9.0f pkts/s  latency %7.1f us (p10 %.1f, p90 %.1f)  lost %.0f%s\n",
-             r + 1, cfg_name[k], x.pps, x.lat_med, x.lat_p10, x.lat_p90, x.lost,
-             k == HOST && !timing ? "" : "");
+      printf("  round %d %-22s %9.0f pkts/s (%d in flight)  latency %7.1f us (p10 %.1f, p90 %.1f)  lost %.0f\n",
+             r + 1, cfg_name[k], x.pps, x.win, x.lat_med, x.lat_p10, x.lat_p90, x.lost);
       if (k == HOST && !timing) printf("      host forwarder CPU %.0f %%\n", x.cpu);
     }
   double m[NCFG], l[NCFG];

@@ -54,6 +54,6 @@ SPINE_TIMING_PROFILE ?= hw/profiles/pci64b-lanai9-myrinet2000.prof
 .PHONY: bench-spine
 bench-spine: $(SPINE_T)/bench_spine $(NICD) firmware-lanai
 	$(SPINE_T)/bench_spine
-	VERINIC_FIRMWARE=lanai VERINIC_TIMING=$(SPINE_TIMING_PROFILE) $(SPINE_T)/bench_spine --rounds 1 --count 300 --lat 20 --window 2
+	VERINIC_FIRMWARE=lanai VERINIC_TIMING=$(SPINE_TIMING_PROFILE) $(SPINE_T)/bench_spine --rounds 1 --count 300 --lat 20 --window 2,8
 TEST_BINS += $(B)/san/tests/spine/bench_spine
 TESTS     += tests/spine/bench_smoke.sh
