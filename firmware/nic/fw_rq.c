@@ -191,7 +191,7 @@ void fw_rq_classify(struct fw *fw, unsigned buf) {
   }
   /* IP: the router's, or else a datagram to this host's IP endpoint (WIRE.md, "IP packets") */
   bool ip = h->type == FW_WIRE_IP;
-  if (ip && h->dst_node == fw->node && fw_spine_classify(fw, ri)) return;
+  if (ip && h->dst_node == fw->node && h->src_node == ri->src && fw_spine_classify(fw, ri)) return;
   bool ctrl = h->type == FW_WIRE_ACK || h->type == FW_WIRE_NACK;
   if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE && !(ctrl && h->len == 0) && !ip)
     return;
