@@ -56,6 +56,9 @@ int panic_route(struct panic_dev *p, uint64_t addr, uint16_t node, bool remove,
 /* ---- DISPLAY output (one reader per NIC) ---- */
 /* Takes up to max values in the order the programs displayed them; how many (>= 0). */
 int panic_display_read(struct panic_dev *p, struct hostif_panic_display *out, unsigned max);
+/* Waits until DISPLAY values are there to read (0), timeout_ns passes (-ETIMEDOUT) or the NIC
+ * goes away (-EPIPE). The timeout is in the NIC's virtual time under nicd --timing. */
+int panic_display_wait(struct panic_dev *p, int64_t timeout_ns);
 /* Values the firmware dropped because the ring was full. */
 uint32_t panic_display_drops(struct panic_dev *p);
 

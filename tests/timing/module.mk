@@ -33,10 +33,12 @@ TEST_BINS += $(BENCH_PAPER)
 TESTS     += tests/timing/timing.sh
 
 .PHONY: bench-paper
-bench-paper: $(BENCH_PAPER) $(NICD) firmware-lanai
+bench-paper: $(BENCH_PAPER) $(B)/tests/panic/bench_panic $(NICD) firmware-lanai
 	@mkdir -p $(B)/bench/paper
 	@for p in $(sort $(wildcard hw/profiles/*.prof)); do n=$$(basename $$p .prof); \
 	  $(BENCH_PAPER) eudp $$p $(B)/bench/paper/$$n.dat | grep -v '^nicd:' | tee $(B)/bench/paper/$$n.txt \
 	  || exit 1; done
 	@$(BENCH_PAPER) fig9 hw/profiles/eudp-lanai9-pci32.prof $(B)/bench/paper/fig9.trace | grep -v '^nicd:'
+	@VERINIC_FIRMWARE=lanai VERINIC_TIMING=hw/profiles/eudp-lanai9-pci32.prof \
+	  $(B)/tests/panic/bench_panic | grep -v '^nicd:' | tee $(B)/bench/paper/panic-fig3.txt
 	@bench/paper-plots.sh $(B)/bench/paper
