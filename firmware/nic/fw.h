@@ -27,6 +27,10 @@
 #define FW_TRAILER   FW_WIRE_TRAILER_LEN            /* payload checksum, after the payload */
 #define FW_MAX_PAYLOAD (FW_MSGLEN - FW_WIRE_HDR_LEN - FW_TRAILER)  /* 4036 bytes */
 _Static_assert(FW_MAX_PAYLOAD == HOSTIF_MAX_PAYLOAD, "hosts are told the firmware's payload limit");
+/* Payload bytes per message of a datagram: room for the datagram tail (IPv4 + UDP headers,
+ * fw_wire.h) behind the last one, and a multiple of 8 as IPv4 fragment offsets are. */
+#define FW_DGRAM_FRAG ((FW_MAX_PAYLOAD - FW_WIRE_UDP_LEN) & ~7u)
+_Static_assert(FW_DGRAM_FRAG == HOSTIF_DGRAM_FRAG, "hosts are told the datagram fragment size");
 #define FW_TXQ       32u                            /* messages queued for the send pipeline */
 #define FW_CHAIN_MAX 8u                             /* host DMA descriptors per chain */
 /* A message idle this long is aborted (its sender died). Longer than the sender's firmware may
@@ -90,6 +94,7 @@ struct fw_txe {
   uint8_t stage;            /* local with payload: its staging slot, else FW_LOCAL_SLOTS */
   uint32_t gen;             /* the VI's generation when queued */
   uint16_t sum;             /* payload ones'-complement sum so far */
+  uint32_t ip_src, ip_dst;  /* a datagram's: its IPv4 addresses (the descriptor's) */
   struct fw_wire_hdr hdr;   /* hdr.len is the payload length */
   struct fw_piece piece[HOSTIF_MAXSEG];
 };
@@ -104,6 +109,7 @@ struct fw_rxi {
   bool complete_ok;         /* EOM, not truncated, length as the header says */
   bool dma_err;             /* a host DMA into host memory failed */
   bool hdr_seen, hdr_ok;    /* the header has arrived; it parsed and checked */
+  uint8_t tail;             /* bytes after the trailer (fw_wire_tail_len of the header) */
   uint8_t npiece;
   uint16_t sum;             /* payload sum of what was moved to the host */
   uint32_t bytes;           /* bytes of the message in SRAM (capped at FW_MSGLEN) */
@@ -167,8 +173,11 @@ struct fw_vi {
   uint32_t tx_want_seq;
   uint32_t base_seen;          /* the Sender's base when completions were last written */
   uint64_t rt_due;             /* clock (ns) when the timer expires */
-  /* a datagram VI (HOSTIF_VI_F_DGRAM): the sender of the datagram being reassembled */
-  uint16_t dg_node, dg_port;
+  /* a datagram VI (HOSTIF_VI_F_DGRAM): the sender of the datagram being reassembled, the sum
+   * of its payload so far (fw_dgram.c); the next datagram's number and the sum of the payload
+   * sent of the one being sent */
+  uint16_t dg_node, dg_port, dg_rx_sum;
+  uint16_t dg_id, dg_tx_sum;
 };
 
 struct fw_config {

@@ -22,7 +22,9 @@
  *   datagrams   DATA to VI 0 (WIRE.md, "Datagrams"): the VI is the datagram VI bound to the
  *               destination port (the VI table's port words), from any sender; reassembled
  *               like DATA, but a fragment from another sender than the datagram being
- *               reassembled is dropped (malformed); the completion names the sender.
+ *               reassembled is dropped (malformed); the last message's tail (IPv4 and UDP
+ *               headers) must match and its UDP checksum check over the whole datagram
+ *               (fw_dgram.c); the completion names the sender.
  * On a Reliable Delivery VI only the message the Receiver expects next is taken (fw_reliab.c):
  * a duplicate or one ahead is dropped at classification, before any of it moves, and answered
  * with the last ACK again; a damaged one is dropped and sent again by its sender; a delivered
@@ -32,6 +34,7 @@
 
 #include "fw_ack.h"
 #include "fw_check.h"
+#include "fw_dgram.h"
 #include "fw_reliab.h"
 #include "fw_vi.h"
 #include "fw_vm_wire.h"
@@ -261,6 +264,7 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
     if (!ri->complete_ok) reason = FW_DROP_MALFORMED, damaged = true;
     else if (ri->dma_err) reason = FW_DROP_PROTECTION;
     else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM, damaged = true;
+    else if (ri->verdict == FW_RX_DATA) reason = fw_dgram_rx_check(fw, buf);
   }
   const struct fw_wire_hdr *h = &ri->hdr;
   if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL ||
@@ -327,7 +331,9 @@ void fw_rq_deliver(struct fw *fw, unsigned buf) {
   fw_ctr_add(&fw_ctr(fw)->rx_bytes, h->len);
   if (ri->verdict == FW_RX_DATA) {
     v->rx_next_off += h->len;
-    if (last && fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM) {
+    bool dgram = fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM;
+    if (dgram) fw_dgram_rx_take(fw, buf);
+    if (last && dgram) {
       v->rx_active = false;   /* a datagram: the completion names its sender */
       rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len,
                   HOSTIF_DGRAM_DEST(h->src_node, (uint16_t)h->rdma_handle), HOSTIF_F_DGRAM);

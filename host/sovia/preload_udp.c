@@ -30,6 +30,8 @@ PL_REAL(ssize_t, recvfrom, int, void *, size_t, int, struct sockaddr *, socklen_
 
 enum { K_UCAND = 3, K_EUDP = 4 };   /* pl_tab kinds beyond preload.h's */
 
+static uint32_t node_ip(unsigned node);
+
 struct usock {
   struct eudp *e;
   pid_t pid;                 /* the process that made it */
@@ -215,6 +217,7 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
         (pl_tab[fd].opt[i].name == SO_REUSEADDR || pl_tab[fd].opt[i].name == SO_REUSEPORT))
       fl = EUDP_REUSE;
   if (!rc) rc = eudp_open(dev, port, fl, &s->e);
+  if (!rc) eudp_set_ip(s->e, ntohl(node_ip(dev->node)));
   if (rc) {
     pthread_mutex_unlock(&mu);
     free(s);
@@ -383,7 +386,8 @@ ssize_t pl_udp_sendmsg(int fd, const struct msghdr *m, int flags, bool *done) {
     }
     buf = gather;
   }
-  int rc = eudp_sendto(s->e, (uint16_t)node, ntohs(to.sin_port), buf, n);
+  int rc = eudp_sendto_ip(s->e, (uint16_t)node, ntohs(to.sin_port), ntohl(to.sin_addr.s_addr),
+                          buf, n);
   if (gather && gather != stack) free(gather);
   if (rc) return fail(rc == -EPIPE ? ENETDOWN : -rc);
   return (ssize_t)n;

@@ -542,7 +542,8 @@ static void dg_bind(int nic, unsigned vi, uint16_t port) {
 static uint32_t dg_send(int nic, unsigned vi, uint16_t node, uint16_t port, uint64_t src,
                         uint32_t n) {
   struct hostif_desc d = desc_split(HOSTIF_OP_SEND, src, n, 1 + n % 3);
-  d.rdma_addr = HOSTIF_DGRAM_DEST(node, port);
+  d.rdma_addr = HOSTIF_DGRAM_DEST(node, port) | (uint64_t)(0x0a000001u + node) << 32;
+  d.rdma_ptag = 0x0a000001u + (uint32_t)nic;
   return rh_post(R.w[nic], vi, true, &d);
 }
 
@@ -551,27 +552,75 @@ static uint32_t dg_recv(int nic, unsigned vi, uint64_t dst, uint32_t cap) {
   return rh_post(R.w[nic], vi, false, &d);
 }
 
-/* A datagram fragment as a sending NIC 0 builds it (header, payload, trailer). */
+/* RFC 1071, written out here apart from the firmware's arithmetic: the complemented
+ * ones'-complement sum of 16-bit big-endian words of the concatenated parts. */
+static uint16_t rfc1071(const uint8_t *const *part, const size_t *len, int nparts) {
+  uint64_t sum = 0;
+  int odd = 0;
+  for (int k = 0; k < nparts; k++)
+    for (size_t i = 0; i < len[k]; i++, odd ^= 1) sum += odd ? part[k][i] : (uint64_t)part[k][i] << 8;
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return (uint16_t)~sum;
+}
+
+static void be16(uint8_t *p, unsigned v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void be32(uint8_t *p, uint32_t v) { be16(p, v >> 16); be16(p + 2, v & 0xffff); }
+
+/* The IPv4 and UDP headers of a datagram (RFC 791, RFC 768), built by the test alone. */
+static void make_tail(uint8_t *t, uint32_t src_ip, uint32_t dst_ip, uint16_t id, uint16_t sport,
+                      uint16_t dport, const uint8_t *payload, uint32_t n) {
+  memset(t, 0, FW_WIRE_UDP_LEN);
+  t[0] = 0x45;
+  be16(t + 2, n + 28);
+  be16(t + 4, id);
+  be16(t + 6, 0x4000);
+  t[8] = 64;
+  t[9] = 17;
+  be32(t + 12, src_ip);
+  be32(t + 16, dst_ip);
+  const uint8_t *ip[] = {t};
+  size_t iplen[] = {20};
+  be16(t + 10, rfc1071(ip, iplen, 1));
+  be16(t + 20, sport);
+  be16(t + 22, dport);
+  be16(t + 24, n + 8);
+  uint8_t pseudo[12] = {0};
+  memcpy(pseudo, t + 12, 8);
+  pseudo[9] = 17;
+  be16(pseudo + 10, n + 8);
+  const uint8_t *parts[] = {pseudo, t + 20, payload};
+  size_t lens[] = {12, 8, n};
+  uint16_t c = rfc1071(parts, lens, 3);
+  be16(t + 26, c ? c : 0xffff);
+}
+
+enum dg_fault { DG_OK, DG_BAD_TRAILER, DG_BAD_UDP, DG_BAD_IP };
+
+/* A one-message datagram as a sending NIC 0 builds it (header, payload, trailer, tail), with
+ * one fault. */
 static size_t make_dgram(uint8_t *out, uint16_t dport, uint16_t sport, const uint8_t *payload,
-                         uint32_t n, bool bad_sum) {
+                         uint32_t n, enum dg_fault fault) {
   struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .flags = FW_WIRE_F_FIRST | FW_WIRE_F_LAST,
                           .src_node = 0, .dst_node = 1, .src_vi = 9, .dst_vi = 0, .len = n,
-                          .msg_len = n, .rdma_handle = (uint32_t)dport << 16 | sport};
+                          .msg_len = n, .imm = 77, .rdma_handle = (uint32_t)dport << 16 | sport};
   fw_wire_encode(out, &h);
   memcpy(out + FW_WIRE_HDR_LEN, payload, n);
   uint16_t t = (uint16_t)~fw_wire_csum(payload, n);
-  if (bad_sum) t ^= 0x0100;
+  if (fault == DG_BAD_TRAILER) t ^= 0x0100;
   uint8_t *tr = out + FW_WIRE_HDR_LEN + n;
   tr[0] = (uint8_t)(t >> 8);
   tr[1] = (uint8_t)t;
   tr[2] = tr[3] = 0;
-  return FW_WIRE_HDR_LEN + n + FW_TRAILER;
+  make_tail(tr + FW_TRAILER, 0x0a000001, 0x0a000002, 77, sport, dport, payload, n);
+  if (fault == DG_BAD_UDP) tr[FW_TRAILER + 27] ^= 0x01;
+  if (fault == DG_BAD_IP) tr[FW_TRAILER + 8] = 63;   /* TTL changed, header checksum not */
+  return FW_WIRE_HDR_LEN + n + FW_TRAILER + FW_WIRE_UDP_LEN;
 }
 
 /* Datagrams of every size up to 65507 bytes, fragmented and reassembled, reach the VI bound
  * to their port with their sender named; one from another sender port too. */
 static void t_dgram_sizes(void) {
-  static const uint32_t sizes[] = {0, 1, 4036, 4037, 9000, 60000, HOSTIF_DGRAM_MAX};
+  static const uint32_t sizes[] = {0, 1, 4008, 4009, 9000, 9001, 60000, HOSTIF_DGRAM_MAX};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     uint32_t n = sizes[k];
     unsigned svi = k % 2 ? 6 : 5;
@@ -636,6 +685,7 @@ static void t_dgram_drops(void) {
   ok = wait_done(1, 5, false, r0 + 1);
   CHECK(ok && rh_slot(R.w[1], 5, false, r0).status == HOSTIF_ST_LENGTH, "short buffer: %u",
         rh_slot(R.w[1], 5, false, r0).status);
+  run(NULL, NULL);   /* its last bytes off the link before anything is injected */
 
   static uint8_t msg[8192], payload[3000];
   fill(payload, sizeof payload, 9);
@@ -643,12 +693,12 @@ static void t_dgram_drops(void) {
   r0 = rh_done(R.w[1], 5, false);
   memset(hptr(dst), 0, 65536);
   dg_recv(1, 5, dst, 65536);
-  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, true), true);
+  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, DG_BAD_TRAILER), true);
   run(NULL, NULL);
   CHECK(counters_drop(1, "checksum") == sum + 1 && rh_done(R.w[1], 5, false) == r0,
         "bad-checksum datagram: drops %d, completed %u", counters_drop(1, "checksum") - sum,
         rh_done(R.w[1], 5, false) - r0);
-  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, false), true);
+  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, DG_OK), true);
   ok = wait_done(1, 5, false, r0 + 1);
   struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
   CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == sizeof payload &&
@@ -700,12 +750,90 @@ static void t_dgram_two_senders(void) {
   wait_done(1, 5, false, r0 + N);
 }
 
+/* The fabric's hook keeps the last datagram message with a tail that NIC 0 sends. */
+static struct { uint8_t cur[FW_MSGLEN], last[FW_MSGLEN]; size_t n, last_n; } CAP;
+
+static enum memfab_fault capture(void *ctx, uint16_t src, uint16_t dst, uint64_t index,
+                                 uint8_t *frame, size_t *len) {
+  (void)ctx, (void)dst, (void)index;
+  struct hw_link_hdr lh;
+  const uint8_t *p;
+  if (src != 0 || hw_link_parse(frame, *len, &lh, &p) != HW_LINK_OK) return MEMFAB_PASS;
+  if (CAP.n + lh.len <= sizeof CAP.cur) memcpy(CAP.cur + CAP.n, p, lh.len);
+  CAP.n += lh.len;
+  struct fw_wire_hdr h;
+  if ((lh.flags & HW_LINK_EOM) && CAP.n <= sizeof CAP.cur && fw_wire_decode(CAP.cur, &h) &&
+      fw_wire_tail_len(&h)) {
+    memcpy(CAP.last, CAP.cur, CAP.n);
+    CAP.last_n = CAP.n;
+  }
+  if (lh.flags & HW_LINK_EOM) CAP.n = 0;
+  return MEMFAB_PASS;
+}
+
+/* The IPv4 and UDP headers a datagram carries: captured on the link, every field and both
+ * checksums as an independent RFC 1071 computation over the sent bytes says. Then datagrams
+ * injected with a wrong UDP checksum (the message's trailer right) or a damaged IPv4 header:
+ * dropped and counted, and a right one delivered into the same buffer. */
+static void t_dgram_udp(void) {
+  hfree_all();
+  enum { N = 9001 };
+  uint64_t src = halloc(0, N), dst = halloc(1, 65536);
+  fill(hptr(src), N, 51);
+  memset(&CAP, 0, sizeof CAP);
+  memfab_set_fault(R.fab, capture, NULL);
+  uint32_t r0 = rh_done(R.w[1], 5, false);
+  dg_recv(1, 5, dst, 65536);
+  dg_send(0, 5, 1, DG_R, src, N);
+  bool ok = wait_done(1, 5, false, r0 + 1);
+  memfab_set_fault(R.fab, NULL, NULL);
+  CHECK(ok && rh_slot(R.w[1], 5, false, r0).status == HOSTIF_ST_DONE &&
+            memcmp(hptr(src), hptr(dst), N) == 0,
+        "datagram with its UDP/IP headers: %u", rh_slot(R.w[1], 5, false, r0).status);
+  struct fw_wire_hdr h;
+  bool got = CAP.last_n > FW_WIRE_HDR_LEN && fw_wire_decode(CAP.last, &h);
+  CHECK(got && h.msg_len == N && h.msg_off % 8 == 0 &&
+            CAP.last_n == FW_WIRE_HDR_LEN + h.len + FW_TRAILER + FW_WIRE_UDP_LEN,
+        "last message of the datagram captured: %zu bytes", CAP.last_n);
+  if (!got) return;
+  const uint8_t *t = CAP.last + FW_WIRE_HDR_LEN + h.len + FW_TRAILER;
+  uint8_t want[FW_WIRE_UDP_LEN];
+  make_tail(want, 0x0a000001, 0x0a000002, (uint16_t)h.imm, DG_A, DG_R, hptr(src), N);
+  const uint8_t *ip[] = {t};
+  size_t iplen[] = {20};
+  CHECK(memcmp(t, want, FW_WIRE_UDP_LEN) == 0 && rfc1071(ip, iplen, 1) == 0,
+        "IPv4/UDP headers differ from RFC 791/768/1071: udp checksum %02x%02x, want %02x%02x",
+        t[26], t[27], want[26], want[27]);
+
+  static uint8_t msg[8192], payload[3001];
+  fill(payload, sizeof payload, 13);
+  int sum = counters_drop(1, "checksum"), mal = counters_drop(1, "malformed");
+  memset(hptr(dst), 0, 65536);
+  r0 = rh_done(R.w[1], 5, false);
+  dg_recv(1, 5, dst, 65536);
+  inject(msg, make_dgram(msg, DG_R, 4445, payload, sizeof payload, DG_BAD_UDP), true);
+  inject(msg, make_dgram(msg, DG_R, 4445, payload, sizeof payload, DG_BAD_IP), true);
+  run(NULL, NULL);
+  CHECK(counters_drop(1, "checksum") == sum + 1 && counters_drop(1, "malformed") == mal + 1 &&
+            rh_done(R.w[1], 5, false) == r0,
+        "bad UDP checksum / IPv4 header: checksum drops %d, malformed %d, completed %u",
+        counters_drop(1, "checksum") - sum, counters_drop(1, "malformed") - mal,
+        rh_done(R.w[1], 5, false) - r0);
+  inject(msg, make_dgram(msg, DG_R, 4445, payload, sizeof payload, DG_OK), true);
+  ok = wait_done(1, 5, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == sizeof payload &&
+            memcmp(hptr(dst), payload, sizeof payload) == 0,
+        "right datagram after the bad ones: status %u len %u", rc.status, rc.done_len);
+}
+
 static void t_dgram(void) {
   dg_bind(0, 5, DG_A);
   dg_bind(0, 6, DG_B);
   dg_bind(1, 5, DG_R);
   t_dgram_sizes();
   t_dgram_drops();
+  t_dgram_udp();
   t_dgram_two_senders();
 }
 
