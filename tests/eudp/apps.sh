@@ -5,7 +5,7 @@
 # the other side through the kernel), so every datagram between them crossed the NICs. Checks
 # assert real data (sha256, echoed bytes, the programs' own reports) and every step runs under
 # `timeout`. Prints "N passed, N failed".
-#   tests/eudp/apps.sh [NAME...]   (python socat iperf3 sockperf; default all)
+#   tests/eudp/apps.sh [NAME...]   (python socat iperf3 sockperf dns; default all)
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
@@ -138,8 +138,35 @@ t_sockperf() {
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
 }
 
+# A DNS query by an unmodified resolver client against dnsmasq, both under the shim: the answer
+# checked. dnsmasq answers example.test itself (--address) and asks nobody else.
+t_dns() {
+  need dnsmasq || return
+  local port=$((base + 5)) client i; UDP_PORTS=$port
+  bgon 0 timeout 30 dnsmasq --keep-in-foreground --no-resolv --no-hosts --no-daemon \
+    --port=$port --listen-address=10.0.0.1 --bind-interfaces --address=/example.test/10.9.8.7 \
+    --pid-file= --user="$(id -un)" --log-facility="$run/dns.log" 2>"$run/dns.err"
+  local srv=$bg
+  # dnsmasq logs "started" once its sockets are bound
+  for ((i = 0; i < 100; i++)); do grep -qs started "$run/dns.log" && break; sleep 0.05; done
+  grep -qs started "$run/dns.log" || bad "dns: dnsmasq did not start: $(tail -c 300 "$run/dns.err")"
+  for client in drill dig; do
+    command -v $client >/dev/null 2>&1 || { bad "dns: $client not installed (scripts/deps.sh)"; continue; }
+    local ans
+    if [[ $client == drill ]]; then
+      ans=$(on 1 timeout 10 drill -p $port @10.0.0.1 www.example.test A 2>&1)
+    else
+      ans=$(on 1 timeout 10 dig +tries=1 +time=3 -p $port @10.0.0.1 www.example.test A 2>&1)
+    fi
+    grep -qE "^www\.example\.test\.[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+A[[:space:]]+10\.9\.8\.7" <<<"$ans" &&
+      ok "dns: $client www.example.test A against dnsmasq: 10.9.8.7" ||
+      bad "dns: $client: $(tail -c 400 <<<"$ans")"
+  done
+  kill $srv 2>/dev/null; wait $srv 2>/dev/null
+}
+
 dbg() { build/bin/nicstat "${prefix}0" | grep -E "drops|VIs"; build/bin/nicstat "${prefix}1" | grep -E "drops|VIs"; echo "ctr: $(ctr 0 no_desc)"; }
-names=("$@"); ((${#names[@]})) || names=(python socat iperf3 sockperf)
+names=("$@"); ((${#names[@]})) || names=(python socat iperf3 sockperf dns)
 for n in "${names[@]}"; do "t_$n"; [[ -n ${DBG:-} ]] && dbg; done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
