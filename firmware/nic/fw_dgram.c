@@ -3,8 +3,8 @@
  * by the host DMA engine as it copies (fw_hal_hdma.c); the sums of a datagram's messages
  * combine by ones'-complement addition, byte-swapped at an odd offset (fw_wire_csum_at).
  * The sender puts the UDP checksum over the pseudo-header, the UDP header and those sums into
- * the tail; the receiver adds up its DMA engine's sums of the messages it delivered and
- * checks the whole. Freestanding. */
+ * the tail; the receiver adds up its DMA engine's sums of the messages it delivered (in the
+ * datagram's reassembly context, fw_dgctx.c) and checks the whole. Freestanding. */
 #include "fw_dgram.h"
 
 static bool is_dgram_msg(const struct fw_wire_hdr *h) {
@@ -25,10 +25,9 @@ void fw_dgram_tx_sealed(struct fw *fw, unsigned buf) {
                   v->dg_tx_sum);
 }
 
-/* The datagram's payload sum with this message's. */
-static uint16_t rx_sum(const struct fw *fw, const struct fw_rxi *ri) {
+uint16_t fw_dgram_rx_sum(const struct fw *fw, const struct fw_rxi *ri) {
   const struct fw_wire_hdr *h = &ri->hdr;
-  uint16_t before = h->msg_off == 0 ? 0 : fw->vi[h->dst_vi].dg_rx_sum;
+  uint16_t before = h->msg_off == 0 ? 0 : fw->vi[h->dst_vi].dg[ri->dgctx % FW_DG_NCTX].sum;
   return fw_wire_csum_at(before, ri->sum, h->msg_off);
 }
 
@@ -41,10 +40,5 @@ unsigned fw_dgram_rx_check(struct fw *fw, unsigned buf) {
   if (!fw_wire_udp_get(t, &u) || u.len != h->msg_len || u.sport != (uint16_t)h->rdma_handle ||
       u.dport != (uint16_t)(h->rdma_handle >> 16) || u.id != (uint16_t)h->imm)
     return FW_DROP_MALFORMED;
-  return fw_wire_udp_ok(&u, rx_sum(fw, ri)) ? FW_DROP_NONE : FW_DROP_CHECKSUM;
-}
-
-void fw_dgram_rx_take(struct fw *fw, unsigned buf) {
-  const struct fw_rxi *ri = &fw->rxi[buf];
-  fw->vi[ri->hdr.dst_vi].dg_rx_sum = rx_sum(fw, ri);
+  return fw_wire_udp_ok(&u, fw_dgram_rx_sum(fw, ri)) ? FW_DROP_NONE : FW_DROP_CHECKSUM;
 }

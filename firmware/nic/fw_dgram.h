@@ -15,13 +15,13 @@
     ensures fw_ok(fw); */
 void fw_dgram_tx_sealed(struct fw *fw, unsigned buf);
 
-/* For a datagram message in receive buffer buf that passed every other check: its payload
- * sum added to its datagram's (ri->sum) and, at its last message, the tail checked.
- * FW_DROP_NONE, or FW_DROP_MALFORMED (a tail that is no IPv4/UDP header of this datagram) or
- * FW_DROP_CHECKSUM (the UDP checksum fails). Nothing changes until the message is
- * delivered (fw_dgram_rx_take). */
+/* For a datagram message in receive buffer buf that passed every other check: at its
+ * datagram's last message, the tail checked against the datagram's payload sum
+ * (fw_dgram_rx_sum). FW_DROP_NONE, or FW_DROP_MALFORMED (a tail that is no IPv4/UDP header of
+ * this datagram) or FW_DROP_CHECKSUM (the UDP checksum fails). */
 unsigned fw_dgram_rx_check(struct fw *fw, unsigned buf);
-/* The datagram message in receive buffer buf is delivered: its sum counts. */
-void fw_dgram_rx_take(struct fw *fw, unsigned buf);
+/* The payload sum of the datagram up to and with the message in ri (its context's sum of
+ * the messages before, and the sum the host DMA engine took of this one). */
+uint16_t fw_dgram_rx_sum(const struct fw *fw, const struct fw_rxi *ri);
 
 #endif

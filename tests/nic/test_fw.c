@@ -707,11 +707,12 @@ static void t_dgram_drops(void) {
         rc.done_imm);
 }
 
-/* Two senders into one port at once: their fragments interleave; every datagram either
- * arrives whole and right or is dropped and counted, never mixed, and some arrive. */
+/* Two senders into one port at once, 60000-byte datagrams: their messages interleave and
+ * each datagram is reassembled in its own context; every one arrives whole, its completion
+ * naming the buffer it filled by the receive descriptor's cookie. */
 static void t_dgram_two_senders(void) {
   hfree_all();
-  enum { N = 8, LEN = 20000 };
+  enum { N = 8, LEN = 60000 };
   uint64_t src[2], dst[N];
   for (int s = 0; s < 2; s++) {
     src[s] = halloc(0, LEN);
@@ -720,7 +721,10 @@ static void t_dgram_two_senders(void) {
   uint32_t r0 = rh_done(R.w[1], 5, false);
   for (int i = 0; i < N; i++) {
     dst[i] = halloc(1, 65536);
-    dg_recv(1, 5, dst[i], 65536);
+    memset(hptr(dst[i]), 0, 65536);
+    struct hostif_desc d = desc_split(HOSTIF_OP_RECV, dst[i], 65536, 1 + i % 2);
+    d.cookie = 1000u + (uint32_t)i;
+    rh_post(R.w[1], 5, false, &d);
   }
   int mal = counters_drop(1, "malformed");
   uint32_t a0 = rh_done(R.w[0], 5, true), b0 = rh_done(R.w[0], 6, true);
@@ -729,25 +733,72 @@ static void t_dgram_two_senders(void) {
     dg_send(0, 6, 1, DG_R, src[1], LEN);
   }
   bool ok = wait_done(0, 5, true, a0 + N / 2) && wait_done(0, 6, true, b0 + N / 2);
-  run(NULL, NULL);
+  ok = ok && wait_done(1, 5, false, r0 + N);
   uint32_t got = rh_done(R.w[1], 5, false) - r0;
-  int bad = 0;
-  for (uint32_t i = 0; i < got; i++) {
+  int bad = 0, from[2] = {0, 0};
+  bool seen[N] = {false};
+  for (uint32_t i = 0; i < got && i < N; i++) {
     struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0 + i);
+    uint32_t b = rc.cookie - 1000u;
     int s = rc.done_imm == HOSTIF_DGRAM_DEST(0, DG_A) ? 0 : 1;
-    if (rc.status != HOSTIF_ST_DONE || rc.done_len != LEN ||
-        memcmp(hptr(dst[i]), hptr(src[s]), LEN) != 0)
+    if (b >= N || seen[b] || rc.status != HOSTIF_ST_DONE || rc.done_len != LEN ||
+        memcmp(hptr(dst[b]), hptr(src[s]), LEN) != 0) {
       bad++;
+      continue;
+    }
+    seen[b] = true;
+    from[s]++;
   }
-  int lost = counters_drop(1, "malformed") - mal;
-  CHECK(ok && got >= 1 && bad == 0 && got + (uint32_t)(lost > 0 ? 1 : 0) <= N,
-        "two senders: %u of %d arrived, %d wrong, %d fragments dropped", got, N, bad, lost);
-  CHECK(got == N || lost > 0, "datagrams lost without a count: %u of %d", got, N);
-  printf("two senders into one port: %u of %d datagrams arrived, %d fragments dropped\n", got,
-         N, lost);
-  /* the rest of the buffers, taken back */
-  for (uint32_t i = got; i < N; i++) dg_send(0, 5, 1, DG_R, src[0], 1);
-  wait_done(1, 5, false, r0 + N);
+  CHECK(ok && got == N && bad == 0 && from[0] == N / 2 && from[1] == N / 2 &&
+            counters_drop(1, "malformed") == mal,
+        "two senders: %u of %d arrived, %d wrong, %d/%d by sender, %d dropped", got, N, bad,
+        from[0], from[1], counters_drop(1, "malformed") - mal);
+}
+
+/* More datagrams begun than there are contexts: the stalest is evicted and counted, the others
+ * arrive; a context whose datagram stops is evicted once stale, and its buffer serves the next. */
+static void t_dgram_evict(void) {
+  hfree_all();
+  enum { LEN = 9000 };
+  static uint8_t msg[8192], payload[LEN];
+  fill(payload, LEN, 5);
+  uint64_t dst[FW_DG_NCTX + 1];
+  uint32_t r0 = rh_done(R.w[1], 5, false);
+  for (unsigned i = 0; i <= FW_DG_NCTX; i++) {   /* a buffer for every datagram begun */
+    dst[i] = halloc(1, 65536);
+    struct hostif_desc d = desc_split(HOSTIF_OP_RECV, dst[i], 65536, 1);
+    d.cookie = i;
+    rh_post(R.w[1], 5, false, &d);
+  }
+  int mal = counters_drop(1, "malformed");
+  /* first messages of FW_DG_NCTX + 1 datagrams from different ports, none finished */
+  for (unsigned k = 0; k <= FW_DG_NCTX; k++) {
+    struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .flags = FW_WIRE_F_FIRST, .src_node = 0,
+                            .dst_node = 1, .src_vi = 9, .dst_vi = 0, .len = 4008, .msg_len = LEN,
+                            .imm = k, .rdma_handle = (uint32_t)DG_R << 16 | (4600 + k)};
+    fw_wire_encode(msg, &h);
+    memcpy(msg + FW_WIRE_HDR_LEN, payload, 4008);
+    uint16_t t = (uint16_t)~fw_wire_csum(payload, 4008);
+    uint8_t *tr = msg + FW_WIRE_HDR_LEN + 4008;
+    tr[0] = (uint8_t)(t >> 8), tr[1] = (uint8_t)t, tr[2] = tr[3] = 0;
+    inject(msg, FW_WIRE_HDR_LEN + 4008 + FW_TRAILER, true);
+  }
+  run(NULL, NULL);
+  CHECK(counters_drop(1, "malformed") == mal + 1 && rh_done(R.w[1], 5, false) == r0,
+        "%u datagrams begun into %u contexts: %d evicted", FW_DG_NCTX + 1, FW_DG_NCTX,
+        counters_drop(1, "malformed") - mal);
+  /* long after: the stale ones go, and a whole datagram takes a buffer they held and arrives */
+  R.now += 2 * FW_RX_STALL_NS;
+  uint64_t src = halloc(0, LEN);
+  memcpy(hptr(src), payload, LEN);
+  dg_send(0, 5, 1, DG_R, src, LEN);
+  bool ok = wait_done(1, 5, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.cookie <= FW_DG_NCTX &&
+            memcmp(hptr(dst[rc.cookie % (FW_DG_NCTX + 1)]), payload, LEN) == 0 &&
+            counters_drop(1, "malformed") >= mal + 1 + (int)FW_DG_NCTX,
+        "after the stale contexts: status %u, evicted %d", rc.status,
+        counters_drop(1, "malformed") - mal);
 }
 
 /* The fabric's hook keeps the last datagram message with a tail that NIC 0 sends. */
@@ -835,6 +886,7 @@ static void t_dgram(void) {
   t_dgram_drops();
   t_dgram_udp();
   t_dgram_two_senders();
+  t_dgram_evict();
 }
 
 /* The dispatcher: a doorbell that names no VI and no mailbox is counted and loses nothing;
