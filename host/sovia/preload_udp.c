@@ -5,7 +5,8 @@
  * the loopback, and serves as its readiness: a notifier thread sends it one token datagram per
  * datagram the NIC has received, so poll, select, epoll, O_NONBLOCK, SO_RCVTIMEO and blocking
  * receives all behave as the kernel makes them; a receive takes a token, then the datagram.
- * A fork's child does not inherit E-UDP sockets' endpoints (its calls on them fail EBADFD). */
+ * A fork's child does not inherit E-UDP sockets' endpoints (its calls on them fail EBADFD);
+ * dup, dup2, dup3 and F_DUPFD give another descriptor of the same endpoint. */
 #define _GNU_SOURCE
 #include "preload_udp.h"
 
@@ -35,6 +36,7 @@ static uint32_t node_ip(unsigned node);
 struct usock {
   struct eudp *e;
   pid_t pid;                 /* the process that made it */
+  unsigned refs;             /* descriptors naming it (dup, dup2, dup3, F_DUPFD) */
   uint16_t port;             /* E-UDP port */
   uint32_t ip;               /* the address bound (network order; 0: any) */
   bool connected;
@@ -226,6 +228,7 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
   static bool hooked;
   if (!hooked) hooked = atexit(udp_at_exit) == 0;
   s->pid = getpid();
+  s->refs = 1;
   s->port = port;
   s->ip = ip;
   s->kname = k;
@@ -292,11 +295,24 @@ int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done) 
   return udp_peer(us[fd], &v);
 }
 
+int pl_udp_dup(int oldfd, int newfd) {
+  pthread_mutex_lock(&mu);
+  struct usock *s = us[oldfd];
+  if (s && newfd >= 0 && newfd < PMAXFD) {
+    s->refs++;
+    us[newfd] = s;
+    pl_tab[newfd].kind = K_EUDP;
+  }
+  pthread_mutex_unlock(&mu);
+  return newfd;
+}
+
 int pl_udp_close(int fd) {
   pthread_mutex_lock(&mu);
   struct usock *s = us[fd];
   us[fd] = NULL;
   pl_mark(fd, K_KERNEL);
+  if (s && --s->refs > 0) s = NULL;   /* another descriptor still names it */
   if (s && s->pid == getpid()) eudp_close(s->e);
   pthread_mutex_unlock(&mu);
   if (s) free(s->held);

@@ -5,7 +5,7 @@
 # the other side through the kernel), so every datagram between them crossed the NICs. Checks
 # assert real data (sha256, echoed bytes, the programs' own reports) and every step runs under
 # `timeout`. Prints "N passed, N failed".
-#   tests/eudp/apps.sh [NAME...]   (python socat iperf3 sockperf dns; default all)
+#   tests/eudp/apps.sh [NAME...]   (python socat iperf3 sockperf fd dns; default all)
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
@@ -138,6 +138,22 @@ t_sockperf() {
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
 }
 
+# A C program's dup/dup2/F_DUPFD and sendmmsg/recvmmsg on a datagram socket (tests/eudp/dgram_fd.c)
+t_fd() {
+  local port=$((base + 6)); UDP_PORTS=$port
+  local v0; v0=$(vis 0)
+  bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server $port
+  local srv=$bg
+  wait_bound 0 "$v0" || bad "fd: the server never bound its port"
+  local out; out=$(on 1 timeout 30 build/tests/eudp/dgram_fd 10.0.0.1 $port 2>&1)
+  local rc=$?
+  while read -r line; do
+    case $line in "ok   "*) ok "fd: ${line#ok   }" ;; "FAIL "*) bad "fd: ${line#FAIL }" ;; esac
+  done <<<"$out"
+  ((rc == 0)) || bad "dgram_fd exit $rc: $(tail -c 300 <<<"$out")"
+  wait $srv || bad "fd: python server exit $?"
+}
+
 # A DNS query by an unmodified resolver client against dnsmasq, both under the shim: the answer
 # checked. dnsmasq answers example.test itself (--address) and asks nobody else.
 t_dns() {
@@ -166,7 +182,7 @@ t_dns() {
 }
 
 dbg() { build/bin/nicstat "${prefix}0" | grep -E "drops|VIs"; build/bin/nicstat "${prefix}1" | grep -E "drops|VIs"; echo "ctr: $(ctr 0 no_desc)"; }
-names=("$@"); ((${#names[@]})) || names=(python socat iperf3 sockperf dns)
+names=("$@"); ((${#names[@]})) || names=(python socat iperf3 sockperf fd dns)
 for n in "${names[@]}"; do "t_$n"; [[ -n ${DBG:-} ]] && dbg; done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -8,9 +8,15 @@ $(EUDP_T)/test_eudp: $(B)/san/tests/eudp/test_eudp.o $(NICD_RUN_OBJ_SAN) $(EUDP_
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(filter %.o,$^) $(EUDP_LIB_SAN) -lpthread -o $@
 
-# Unmodified programs' UDP over E-UDP through the shim (python, socat, iperf3 -u, sockperf).
+# Unmodified programs' UDP over E-UDP through the shim (python, socat, iperf3 -u, sockperf,
+# dig and drill against dnsmasq, and dgram_fd: dup and sendmmsg/recvmmsg from C; not
+# sanitized, as ASan must come before the preloaded shim).
 TESTS += tests/eudp/apps.sh
-tests/eudp/apps.sh: $(SOVIA_PRELOAD) $(NICD)
+TEST_BINS += $(EUDP_T)/dgram_fd
+tests/eudp/apps.sh: $(SOVIA_PRELOAD) $(NICD) $(EUDP_T)/dgram_fd
+$(EUDP_T)/dgram_fd: $(B)/obj/tests/eudp/dgram_fd.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
 
 # make bench-eudp: E-UDP beside kernel UDP, latency and bandwidth vs datagram size (optimized
 # build, not part of make test).
