@@ -145,7 +145,9 @@ struct hostif_vi {
  * same port connected to nobody, and it takes no datagram from anyone else. Several datagram
  * VIs may share a port (SO_REUSEADDR). A datagram is one SEND of at most HOSTIF_DGRAM_MAX bytes, fragmented into
  * wire messages and reassembled by the receiving firmware; a receive too short for it
- * completes LENGTH. */
+ * completes LENGTH. Several datagrams are reassembled at once: they complete in the order
+ * they end, and a receive completion's `cookie` is that of the descriptor it filled (WIRE.md,
+ * "Datagrams"). */
 #define HOSTIF_VI_F_DGRAM 2u
 #define HOSTIF_DGRAM_MAX 65507u     /* UDP over IPv4: 65535 - 20 - 8 */
 #define HOSTIF_DGRAM_FRAG 4008u     /* payload bytes per wire message of a datagram */
