@@ -106,6 +106,7 @@ void lnic_close(struct lnic_dev *d) {
     atomic_store(&s->pid, 0);
     wait_wake_nic(d->win.regs);
   }
+  lnic_vt_forget(d);
   for (unsigned i = 0; i < HOSTIF_NVI; i++)
     if (d->vi[i]) lnic_vi_destroy(d->vi[i], true);
   for (int i = 0; i < NIC_MAX_MR; i++)

@@ -48,6 +48,14 @@ static struct hw_vt_slot *claim(struct lnic_dev *d) {
   return NULL;
 }
 
+void lnic_vt_forget(struct lnic_dev *d) {
+  unsigned n = atomic_load(&vt_ndev);
+  for (unsigned i = 0; i < n && i < VT_MAX_DEVS; i++) {
+    struct lnic_dev *o = d;
+    atomic_compare_exchange_strong(&vt_dev[i], &o, NULL);
+  }
+}
+
 static void raise_h(uint64_t t) {
   uint64_t h = atomic_load(&vt_h);
   while (h < t && !atomic_compare_exchange_weak(&vt_h, &h, t)) {}
