@@ -47,19 +47,26 @@ wait_bound() {
   return 1
 }
 
-t_python() {
-  local port=$((base + 1)); UDP_PORTS=$port
+# vs_echo NAME CLIENT...: dgram_check.py's server on NIC 0 (port $UDP_PORTS), CLIENT on NIC 1;
+# the client's "ok"/"FAIL" lines are the checks, named NAME
+vs_echo() {
+  local name=$1; shift
   local v0; v0=$(vis 0)
-  bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server $port
+  bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server "$UDP_PORTS"
   local srv=$bg
-  wait_bound 0 "$v0" || bad "python: the server never bound its port"
-  local out; out=$(on 1 timeout 60 python3 tests/eudp/dgram_check.py client 10.0.0.1 $port 2>&1)
+  wait_bound 0 "$v0" || bad "$name: the server never bound its port"
+  local out; out=$(on 1 timeout 60 "$@" 2>&1)
   local rc=$?
   while read -r line; do
-    case $line in "ok   "*) ok "python: ${line#ok   }" ;; "FAIL "*) bad "python: ${line#FAIL }" ;; esac
+    case $line in "ok   "*) ok "$name: ${line#ok   }" ;; "FAIL "*) bad "$name: ${line#FAIL }" ;; esac
   done <<<"$out"
-  ((rc == 0)) || bad "python client exit $rc: $(tail -c 300 <<<"$out")"
-  wait $srv || bad "python server exit $?"
+  ((rc == 0)) || bad "$name client exit $rc: $(tail -c 300 <<<"$out")"
+  wait $srv || bad "$name: python server exit $?"
+}
+
+t_python() {
+  UDP_PORTS=$((base + 1))
+  vs_echo python python3 tests/eudp/dgram_check.py client 10.0.0.1 "$UDP_PORTS"
 }
 
 t_socat() {
@@ -140,18 +147,8 @@ t_sockperf() {
 
 # A C program's dup/dup2/F_DUPFD and sendmmsg/recvmmsg on a datagram socket (tests/eudp/dgram_fd.c)
 t_fd() {
-  local port=$((base + 6)); UDP_PORTS=$port
-  local v0; v0=$(vis 0)
-  bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server $port
-  local srv=$bg
-  wait_bound 0 "$v0" || bad "fd: the server never bound its port"
-  local out; out=$(on 1 timeout 30 build/tests/eudp/dgram_fd 10.0.0.1 $port 2>&1)
-  local rc=$?
-  while read -r line; do
-    case $line in "ok   "*) ok "fd: ${line#ok   }" ;; "FAIL "*) bad "fd: ${line#FAIL }" ;; esac
-  done <<<"$out"
-  ((rc == 0)) || bad "dgram_fd exit $rc: $(tail -c 300 <<<"$out")"
-  wait $srv || bad "fd: python server exit $?"
+  UDP_PORTS=$((base + 6))
+  vs_echo fd build/tests/eudp/dgram_fd 10.0.0.1 "$UDP_PORTS"
 }
 
 # A DNS query by an unmodified resolver client against dnsmasq, both under the shim: the answer
