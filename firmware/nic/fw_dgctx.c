@@ -40,7 +40,8 @@ static unsigned pick(struct fw *fw, struct fw_vi *v, uint64_t now) {
     if (c->state == FW_DG_BUSY && now - c->last_ns > FW_RX_STALL_NS) evict(fw, c);
     if (c->state == FW_DG_IDLE && idle == FW_DG_NCTX) idle = i;
     else if (c->state == FW_DG_FREE && free == FW_DG_NCTX) free = i;
-    else if (c->state == FW_DG_BUSY && (stalest == FW_DG_NCTX || c->last_ns < v->dg[stalest].last_ns))
+    else if (c->state == FW_DG_BUSY &&
+             (stalest == FW_DG_NCTX || c->last_ns < v->dg[stalest].last_ns))
       stalest = i;
   }
   if (idle < FW_DG_NCTX) return idle;
@@ -56,7 +57,8 @@ static bool claim(struct fw *fw, unsigned vi, struct fw_dgctx *c) {
   if (ring_count(v->dg_claimed, v->rq_done) > FW_DG_NCTX) fw_dgctx_reset(fw, vi);
   uint32_t prod = fw_sram_rd32(fw, FW_RING_PROD(vi, rq));
   fw_sram_acquire();
-  if (!ring_nonempty(prod, v->dg_claimed) || ring_count(prod, v->rq_done) > HOSTIF_RING) return false;
+  if (!ring_nonempty(prod, v->dg_claimed) || ring_count(prod, v->rq_done) > HOSTIF_RING)
+    return false;
   fw_sram_desc_in(fw, &c->desc, FW_SLOT_ADDR(vi, rq, v->dg_claimed));
   v->dg_claimed = ring_next(v->dg_claimed);
   fw_sram_wr32(fw, FW_RING_CONS(vi, rq), v->dg_claimed);

@@ -22,9 +22,9 @@
  *   datagrams   DATA to VI 0 (WIRE.md, "Datagrams"): the VI is the datagram VI bound to the
  *               destination port (the VI table's port words), from any sender; reassembled
  *               in one of the VI's contexts (fw_dgctx.c), several datagrams at once, a
- *               message that continues none dropped (malformed); the last message's tail (IPv4 and UDP
- *               headers) must match and its UDP checksum check over the whole datagram
- *               (fw_dgram.c); the completion names the sender.
+ *               message that continues none dropped (malformed); the last message's tail
+ *               (IPv4 and UDP headers) must match and its UDP checksum check over the whole
+ *               datagram (fw_dgram.c); the completion names the sender.
  * On a Reliable Delivery VI only the message the Receiver expects next is taken (fw_reliab.c):
  * a duplicate or one ahead is dropped at classification, before any of it moves, and answered
  * with the last ACK again; a damaged one is dropped and sent again by its sender; a delivered
@@ -55,7 +55,7 @@ static void count_drop(struct fw *fw, unsigned reason) {
 }
 
 void fw_rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint32_t imm,
-                        uint16_t flags) {
+                    uint16_t flags) {
   struct fw_vi *v = &fw->vi[vi];
   fw_sram_complete(fw, FW_SLOT_ADDR(vi, rq, v->rq_done), st, len, imm, flags);
   v->rq_done = ring_next(v->rq_done);
