@@ -41,6 +41,14 @@ ctr() { build/bin/nicstat "${prefix}$1" 2>/dev/null | sed -n "s/.*drops:.* $2 \(
 # vis SIDE: VIs in use on NIC SIDE; wait_bound SIDE BEFORE: until more than BEFORE (a server
 # bound its port: a datagram sent earlier would find nobody and be dropped, as UDP does)
 vis() { build/bin/nicstat "${prefix}$1" 2>/dev/null | sed -n 's/.*VIs in use: \([0-9]*\).*/\1/p'; }
+# settled SIDE: vis once it has not changed for 0.2 s (the VIs of a server just stopped are
+# given back a little later, which would hide a new server's)
+settled() {
+  local a b i
+  a=$(vis "$1")
+  for ((i = 0; i < 25; i++)); do sleep 0.2; b=$(vis "$1"); [[ $a == "$b" ]] && break; a=$b; done
+  echo "$a"
+}
 wait_bound() {
   local i
   for ((i = 0; i < 100; i++)); do (( $(vis "$1") > $2 )) && return 0; sleep 0.05; done
@@ -51,7 +59,7 @@ wait_bound() {
 # the client's "ok"/"FAIL" lines are the checks, named NAME
 vs_echo() {
   local name=$1; shift
-  local v0; v0=$(vis 0)
+  local v0; v0=$(settled 0)
   bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server "$UDP_PORTS"
   local srv=$bg
   wait_bound 0 "$v0" || bad "$name: the server never bound its port"
@@ -75,7 +83,7 @@ t_socat() {
   head -c 60000 /dev/urandom >"$run/blob"
   for i in 0 1; do   # NIC 0 receives, then NIC 1
     rm -f "$run/got$i"
-    local v0; v0=$(vis $i)
+    local v0; v0=$(settled $i)
     bgon $i timeout 20 socat -u UDP-RECV:$port OPEN:"$run/got$i",creat,trunc
     local srv=$bg
     wait_bound $i "$v0" || bad "socat: UDP-RECV never bound on NIC $i"
@@ -88,7 +96,7 @@ t_socat() {
       bad "socat: to NIC $i: $(stat -c %s "$run/got$i" 2>/dev/null) B"
   done
   # request and answer: UDP-LISTEN connects to its first peer and answers through a command
-  local v0; v0=$(vis 0)
+  local v0; v0=$(settled 0)
   bgon 0 timeout 20 socat -d -d UDP-LISTEN:$port SYSTEM:"stdbuf -o0 tr a-z A-Z" 2>"$run/sl.err"
   local srv=$bg
   wait_bound 0 "$v0" || bad "socat: UDP-LISTEN never bound"
@@ -129,7 +137,7 @@ PY
 t_sockperf() {
   need sockperf || return
   local port=$((base + 4)); UDP_PORTS=$port
-  local v0; v0=$(vis 0)
+  local v0; v0=$(settled 0)
   bgon 0 timeout 40 sockperf server -i 10.0.0.1 -p $port >"$run/sp.srv" 2>&1
   local srv=$bg
   wait_bound 0 "$v0" || bad "sockperf: the server never bound"
