@@ -296,9 +296,13 @@ int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done) 
 }
 
 int pl_udp_dup(int oldfd, int newfd) {
+  if (newfd >= PMAXFD) {   /* beyond what the shim follows: it would be the token socket */
+    PL_CALL(close)(newfd);
+    return fail(EMFILE);
+  }
   pthread_mutex_lock(&mu);
   struct usock *s = us[oldfd];
-  if (s && newfd >= 0 && newfd < PMAXFD) {
+  if (s) {
     s->refs++;
     us[newfd] = s;
     pl_tab[newfd].kind = K_EUDP;
