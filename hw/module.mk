@@ -20,7 +20,7 @@ $(HW_LIB_SAN): $(HW_SAN_OBJS)
 
 # --- tests --------------------------------------------------------------------------------
 HW_T      := $(B)/tests/hw
-HW_TESTS  := test_cksum test_wire test_fabric test_nic test_hdma test_linkdma test_window
+HW_TESTS  := test_cksum test_wire test_fabric test_nic test_hdma test_linkdma test_window test_cpus
 TEST_BINS += $(HW_TESTS:%=$(HW_T)/%)
 TESTS     += $(HW_TESTS:%=$(HW_T)/%)
 

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "cksum.h"
+#include "cpus.h"
 #include "nic.h"
 
 struct hdma_chan {
@@ -62,6 +63,7 @@ struct nic {
   } recv;
 
   struct seg_map seg[HW_REGIONS];
+  struct nic_cpus cpus;         /* the firmware processors (cpus.c) */
 };
 
 /* Hardware sets ISR bits. */

@@ -7,7 +7,9 @@
  * DMA channel's POLL register while it is busy advances that NIC's engines to their next event,
  * as time passes on a card while its processor spins. */
 #include "../hw/lanai/iss.h"
+#include "../hw/peerdma.h"
 #include "fw_board_regs.h"
+#include "hostif.h"
 #include "nicd.h"
 
 _Static_assert(FWB_REG_BASE == ISS_REG_BASE && FWB_REG_SIZE == ISS_REG_SIZE, "register page");
@@ -145,6 +147,13 @@ static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
   case FWB_R_REGION_LEN: b->rg_len = v; return true;
   case FWB_R_REGION_PTAG: b->rg_ptag = v; return true;
   case FWB_R_REGION_ACCESS: b->verdict = region_verdict(b, v); return true;
+  case FWB_R_PEER_NODE: b->peer_node = v; return true;
+  case FWB_R_PEER_FROM: b->peer_from = v; return true;
+  case FWB_R_PEER_TO: b->peer_to = v; return true;
+  case FWB_R_PEER_LEN:
+    b->result = peerdma_copy(b->nic, (uint16_t)b->peer_node, b->peer_from, b->peer_to, v,
+                             HOSTIF_DOORBELL_PANIC);
+    return true;
   default: return false;
   }
 }

@@ -19,6 +19,7 @@
 #include "futex.h"
 #include "fw_init.h"
 #include "../hw/lanai/iss.h"
+#include "../hw/peerdma.h"
 #include "../hw/profile.h"
 #include "naming.h"
 #include "nicd.h"
@@ -343,6 +344,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     nic_attach(D.nic[i], D.fab);
+    peerdma_attach(D.nic[i]);   /* SPINE's router: its NICs reach each other's SRAM */
     if (D.timing) {   /* before any host maps the window */
       struct hw_vt *vt = &nic_window(D.nic[i])->regs->vt;
       vt->call_ns = prof.host_call_ns;
@@ -416,6 +418,7 @@ int main(int argc, char **argv) {
   udpwake_stop();
   for (unsigned i = 0; i < n; i++) {
     if (D.lanai) lanai_free(&D.cpu[i]);
+    peerdma_detach(D.nic[i]);
     nic_destroy(D.nic[i]);
   }
   iss_image_free(&img);

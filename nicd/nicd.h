@@ -35,6 +35,7 @@ struct iss_board {
   int32_t result;               /* of the last command */
   uint32_t send_dst, send_addr, send_len, recv_addr;
   uint32_t rg_hi, rg_lo, rg_len, rg_ptag, verdict;
+  uint32_t peer_node, peer_from, peer_to;
   struct nic_recv_status recv_latch;   /* latched by a RECV_STATE read */
   uint16_t sum_latch[NIC_HDMA_CHANNELS]; /* latched by a channel's STATUS read */
   /* Timing mode (vtime.c): the processor's virtual time is t0 + (cycles - c0) / hz; each

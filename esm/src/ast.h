@@ -133,6 +133,10 @@ struct Var {
   Expr *init;              /* may be NULL: the range's low end, or false */
   bool ghost;              /* exists only in the model */
   Machine *owner;          /* NULL for system-level variables */
+  const char *lock_name;   /* `lock RES`: written from both processors under RES, or NULL */
+  Loc lock_loc;
+  struct Resource *lock;   /* resolved lock_name */
+  int writers;             /* bit p: a machine on processor p writes it (sema_cpu.c) */
 };
 
 struct Machine {
@@ -145,6 +149,7 @@ struct Machine {
   State *initial;
   int id;                  /* 1-based over all machines, firmware first in source order */
   int nstates;
+  int cpu;                 /* the processor a firmware machine runs on (`processor N: M;`) */
 };
 
 typedef struct Const {
@@ -211,6 +216,14 @@ typedef struct Queue {
   Type type;
 } Queue;
 
+/* `processor N: M, ...;`: a static partition of the firmware machines over processors. */
+typedef struct ProcDecl {
+  struct ProcDecl *next;
+  Loc loc;
+  long num;
+  NameList *machines;
+} ProcDecl;
+
 typedef enum { PR_ALWAYS, PR_EVENTUALLY, PR_LEADSTO, PR_REACHABLE } PropKind;
 
 typedef struct Property {
@@ -233,7 +246,10 @@ typedef struct System {
   Var *globals;
   Machine *machines;
   Property *props;
+  ProcDecl *procs;
   int nevents, nmachines, nresources;
+  int ncpus;               /* 1, or 2 with a `processor` partition */
+  bool unlocked_shared;    /* esmc --unlocked-shared (mutation tests only): no lock required */
 } System;
 
 /* What a name refers to, after semantic analysis. */

@@ -59,4 +59,12 @@ void c_init_var(CGen *g, Buf *b, Var *v);         /* "  x = INIT;" (a loop for a
 void c_machine_header(CGen *g, Buf *b, Machine *m);
 void c_machine_source(CGen *g, Buf *b, Machine *m);
 
+/* Two processors (gen_c_cpu.c): each emits nothing for a system without a partition. */
+int c_cpu_count(System *sys);
+void c_cpu_consts(CGen *g, Buf *b);               /* SYS_NCPUS */
+void c_cpu_struct(CGen *g, Buf *b);               /* the per-processor round-robin field */
+void c_cpu_init(CGen *g, Buf *b);
+void c_cpu_header(CGen *g, Buf *b);               /* SYS_step_cpu, _p0, _p1, ... */
+void c_cpu_source(CGen *g, Buf *b);
+
 #endif

@@ -84,6 +84,7 @@ static void source_init(CGen *g, Buf *b) {
     buf_printf(b, "  for (int r = 0; r < %s_NRESOURCES; r++) {\n"
                   "    sys->owner[r] = 0;\n    sys->last_grant[r] = 0;\n  }\n", p);
   buf_puts(b, "  sys->last_spontaneous = 0;\n  sys->faults = 0;\n");
+  c_cpu_init(g, b);
   for (Var *v = sys->globals; v; v = v->next)
     if (!v->ghost)
       c_init_var(g, b, v);
@@ -330,6 +331,7 @@ void c_system_source(CGen *g, Buf *b) {
   source_raise(g, b);
   source_fire(g, b);
   source_step(g, b);
+  c_cpu_source(g, b);
   source_names(g, b);
   source_checks(g, b);
   source_resources(g, b);

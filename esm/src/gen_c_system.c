@@ -109,6 +109,7 @@ static void header_struct(CGen *g, Buf *b) {
   buf_printf(b, "  uint32_t last_spontaneous; /* round-robin: the machine that last fired a when "
                 "or acquire */\n");
   buf_printf(b, "  uint32_t faults; /* failed run-time checks reported to the HAL */\n");
+  c_cpu_struct(g, b);
   int any = 0;
   for (Var *v = sys->globals; v; v = v->next)
     if (!v->ghost) {
@@ -241,6 +242,7 @@ void c_system_header(CGen *g, Buf *b) {
              "typedef struct %s %s_t;\n\n",
              p, p, esm_source_name(g->sys), p, p, p, p, p, p, p, p, p);
   header_consts(g, b);
+  c_cpu_consts(g, b);
   header_events(g, b);
   header_ids(g, b);
   header_queues(g, b);
@@ -251,6 +253,7 @@ void c_system_header(CGen *g, Buf *b) {
   header_struct(g, b);
   c_acsl_predicates(g, b);
   header_api(g, b);
+  c_cpu_header(g, b);
   for (Machine *m = g->sys->machines; m; m = m->next)
     if (!m->env)
       header_machine_api(g, b, m);

@@ -23,6 +23,7 @@ typedef struct {
   System *sys;
   Buf out;
   int ind;          /* indentation of statements, in spaces */
+  Machine *cur;     /* the machine whose transition is being written */
 } Gen;
 
 /* ---- names ---- */
@@ -37,7 +38,7 @@ static const char *reserved[] = {
   "c_track", "local", "show", "trace", "notrace", "select", "for", "in", "ltl", "np_", "_",
   "_pid", "_nr_pr", "_last", "_priority", "cpu", "pend", "deadlock", "always", "eventually",
   "stronguntil", "weakuntil", "until", "release", "implies", "equivalent", "set_priority",
-  "get_priority", "inline", "return", "else",
+  "get_priority", "inline", "return", "else", "cpu0", "cpu1",
 };
 
 static const char *safe(const char *name) {
@@ -51,6 +52,17 @@ static const char *var_name(Var *v) {
   if (v->owner)
     return arena_printf("%s_%s", v->owner->name, v->name);
   return arena_printf("g_%s", v->name);
+}
+
+/* The run-to-completion token of m's processor: `cpu`, or `cpu0`/`cpu1` with two. */
+static const char *cpu_tok(System *sys, Machine *m) {
+  return sys->ncpus > 1 ? arena_printf("cpu%d", m->cpu) : "cpu";
+}
+
+/* A variable written from both processors: its updates are a load and a store (gen_pml
+ * "Two processors"). */
+static int split_var(System *sys, Var *v) {
+  return sys->ncpus > 1 && v && v->writers == 3 && !v->ghost;
 }
 
 static const char *state_name(State *s) {
@@ -399,12 +411,45 @@ static void store(Gen *g, Expr *lhs, const char *value, int known, Range vr, Loc
                   arena_printf("index of %s", v->name), loc);
   }
   Var *v = expr_var(lhs->kind == EX_INDEX ? lhs->lhs : lhs);
+  if (v && v->lock && g->cur && !g->cur->env)
+    line(g, "assert(own_%s == ID_%s); /* @check %s: %s writes %s without holding its lock %s */",
+         v->lock->name, g->cur->name, loc_text(loc), g->cur->name, v->name, v->lock->name);
   if (v && v->type.kind == TY_INT)
     range_check(g, value, known, vr, lvalue_range(g, lhs), lvalue_what(lhs), loc);
   line(g, "%s = %s;", ex_str(g, lhs, 0), value);
 }
 
+/* A read-modify-write of a variable both processors write: the load ends one atomic step and
+ * the store begins the next, so the other processor can run between them, as on the real
+ * machine. The ghost sv_x applies the same updates one at a time; when no update is in flight
+ * the variable must equal it, or an update was lost. The processor is kept across the gap. */
+static void act_split(Gen *g, Action *a, Var *v) {
+  const char *x = var_name(v), *op = a->op == OP_ADD ? "+" : "-";
+  const char *rhs = ex_str(g, a->rhs, 0);
+  line(g, "ld_%s = %s; inflight_%s++; %s = ID_%s /* @share %s loads %s (%s); the other "
+       "processor may run before it stores */", x, x, x, cpu_tok(g->sys, g->cur), g->cur->name,
+       g->cur->name, v->name, loc_text(a->loc));
+  g->ind -= 5;
+  line(g, "};");
+  line(g, "atomic {");
+  g->ind += 5;
+  Range rr, cur = lvalue_range(g, a->lhs);
+  int known = range_of(g->sys, a->rhs, &rr);
+  Range vr = a->op == OP_ADD ? (Range){cur.lo + rr.lo, cur.hi + rr.hi}
+                             : (Range){cur.lo - rr.hi, cur.hi - rr.lo};
+  store(g, a->lhs, arena_printf("(ld_%s %s %s)", x, op, rhs), known, vr, a->loc);
+  line(g, "sv_%s = sv_%s %s %s; inflight_%s--; /* @share %s stores %s */", x, x, op, rhs, x,
+       g->cur->name, v->name);
+  line(g, "assert(inflight_%s > 0 || %s == sv_%s); /* @check %s: lost update of %s (written "
+       "from both processors) */", x, x, x, loc_text(a->loc), v->name);
+}
+
 static void act_assign(Gen *g, Action *a) {
+  Var *sv = expr_var(a->lhs);
+  if (a->op != OP_NONE && split_var(g->sys, sv) && g->cur && !g->cur->env) {
+    act_split(g, a, sv);
+    return;
+  }
   Range vr, rr, cur = lvalue_range(g, a->lhs);
   int known = range_of(g->sys, a->rhs, &rr);
   const char *rhs = ex_str(g, a->rhs, 0);
@@ -417,6 +462,8 @@ static void act_assign(Gen *g, Action *a) {
                          : (Range){cur.lo - rr.hi, cur.hi - rr.lo};
   }
   store(g, a->lhs, value, known, vr, a->loc);
+  if (split_var(g->sys, sv))
+    line(g, "sv_%s = %s;", var_name(sv), var_name(sv));
 }
 
 static void act_raise(Gen *g, Action *a) {
@@ -688,7 +735,10 @@ static int needs_scratch(System *sys, Machine *m) {
 
 static void transition(Gen *g, Machine *m, State *s, Transition *t) {
   Buf cond = {0};
-  if (!m->env)
+  g->cur = m;
+  if (!m->env && g->sys->ncpus > 1)
+    buf_printf(&cond, "FW_READY(%s, ID_%s) && ", cpu_tok(g->sys, m), m->name);
+  else if (!m->env)
     buf_printf(&cond, "FW_READY(ID_%s) && ", m->name);
   buf_printf(&cond, "%s_st == %s", m->name, state_name(s));
   const char *trig = trigger_cond(g, m, t);
@@ -715,8 +765,8 @@ static void transition(Gen *g, Machine *m, State *s, Transition *t) {
   if (t->target)
     line(g, "%s_st = %s;", m->name, state_name(t->target));
   if (!m->env)
-    line(g, "cpu = %s;", t->target && (t->target->flags & ST_YIELD) ? "0" : arena_printf("ID_%s",
-         m->name));
+    line(g, "%s = %s;", cpu_tok(g->sys, m), t->target && (t->target->flags & ST_YIELD) ? "0" :
+         arena_printf("ID_%s", m->name));
   g->ind -= 5;
   line(g, "}");
 }
@@ -725,7 +775,8 @@ static void transition(Gen *g, Machine *m, State *s, Transition *t) {
  * transitions there can fire (some answer of the hardware may disable each). */
 static void yield_option(Gen *g, Machine *m, State *s) {
   Buf cond = {0};
-  buf_printf(&cond, "cpu == ID_%s && %s_st == %s", m->name, m->name, state_name(s));
+  const char *cpu = cpu_tok(g->sys, m);
+  buf_printf(&cond, "%s == ID_%s && %s_st == %s", cpu, m->name, m->name, state_name(s));
   for (Transition *t = s->trans; t; t = t->next) {
     const char *trig = trigger_cond(g, m, t);
     if (!trig && !t->guard) {
@@ -739,9 +790,31 @@ static void yield_option(Gen *g, Machine *m, State *s) {
       buf_puts(&cond, ex_str(g, t->guard, -1));
     buf_puts(&cond, ")");
   }
-  line(g, ":: atomic { %s -> cpu = 0 } /* @cpu %s: %s gives up the processor */", cond.data,
-       m->name, s->name);
+  line(g, ":: atomic { %s -> %s = 0 } /* @cpu %s: %s gives up the processor */", cond.data,
+       cpu, m->name, s->name);
   buf_free(&cond);
+}
+
+static int updates_var(Action *a, Var *v) {
+  for (; a; a = a->next)
+    if ((a->kind == AC_ASSIGN && a->op != OP_NONE && expr_var(a->lhs) == v) ||
+        updates_var(a->then, v) || updates_var(a->els, v))
+      return 1;
+  return 0;
+}
+
+/* The register each read-modify-write of a shared variable loads into. */
+static void split_locals(Gen *g, Machine *m) {
+  if (m->env)
+    return;
+  for (Var *v = g->sys->globals; v; v = v->next) {
+    int uses = 0;
+    for (State *s = m->states; s && !uses; s = s->next)
+      for (Transition *t = s->trans; t && !uses; t = t->next)
+        uses = split_var(g->sys, v) && updates_var(t->actions, v);
+    if (uses)
+      line(g, "%s ld_%s;", ptype(g->sys, &v->type), var_name(v));
+  }
 }
 
 static void machine(Gen *g, Machine *m) {
@@ -752,6 +825,7 @@ static void machine(Gen *g, Machine *m) {
   int k = needs_scratch(g->sys, m);
   if (k > 0)
     line(g, "int rcv[%d];", k);
+  split_locals(g, m);
   line(g, "end_%s:", m->name);
   line(g, "do");
   size_t before = g->out.len;
@@ -807,9 +881,18 @@ static void machine_ids(Gen *g) {
              s->flags & ST_INITIAL ? " initial" : "", s->flags & ST_YIELD ? " yield" : "",
              s->flags & ST_REST ? " rest" : "");
     }
-  line(g, "#define FW_READY(id) (cpu == 0 || cpu == id)");
-  line(g, "byte cpu = 0; /* run-to-completion: 0 free, else the id of the firmware machine "
-       "running */");
+  if (g->sys->ncpus > 1) {
+    line(g, "#define FW_READY(c, id) (c == 0 || c == id)");
+    line(g, "byte cpu0 = 0, cpu1 = 0; /* run-to-completion on each processor: 0 free, else the "
+         "id of its machine running */");
+    for (Machine *m = g->sys->machines; m; m = m->next)
+      if (!m->env)
+        line(g, "/* @processor %s %d */", m->name, m->cpu);
+  } else {
+    line(g, "#define FW_READY(id) (cpu == 0 || cpu == id)");
+    line(g, "byte cpu = 0; /* run-to-completion: 0 free, else the id of the firmware machine "
+         "running */");
+  }
   for (Machine *m = g->sys->machines; m; m = m->next)
     line(g, "byte %s_st = %s;", m->name, m->initial ? state_name(m->initial) : "0");
   line(g, "%s", "");
@@ -945,11 +1028,24 @@ static void var_decl(Gen *g, Var *v) {
        v->ghost ? " ghost" : "", v->type.kind == TY_EVENT ? " event" : "");
 }
 
+/* A variable both processors write: the value its updates give one at a time, and how many
+ * updates have loaded it and not yet stored. */
+static void split_decl(Gen *g, Var *v) {
+  if (!split_var(g->sys, v))
+    return;
+  const char *init = v->init ? ex_str(g, v->init, 0) : arena_printf("%ld", v->type.lo_v.m);
+  line(g, "int sv_%s = %s; /* @shared %s: its updates one at a time */", var_name(v), init,
+       v->name);
+  line(g, "byte inflight_%s = 0;", var_name(v));
+}
+
 static void variables(Gen *g) {
   if (g->sys->globals) {
     line(g, "/* system variables */");
-    for (Var *v = g->sys->globals; v; v = v->next)
+    for (Var *v = g->sys->globals; v; v = v->next) {
       var_decl(g, v);
+      split_decl(g, v);
+    }
     line(g, "%s", "");
   }
   for (Machine *m = g->sys->machines; m; m = m->next) {

@@ -19,6 +19,8 @@ static void usage(FILE *f) {
         "C firmware (--c) and Graphviz diagrams (--dot); with no backend option, all three.\n"
         "  -o OUTDIR   directory for the output files (created if missing)\n"
         "  --check     parse and check only; write nothing\n"
+        "  --unlocked-shared  accept a variable written from both processors without a lock\n"
+        "              (for mutation tests: the model then shows the lost update)\n"
         "  --trail     translate `spin -t -p -g MODEL.pml` output (a file or standard input)\n"
         "              into machine/state/event steps with ESM source lines\n"
         "  -h, --help  this text\n"
@@ -89,7 +91,7 @@ int main(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "--trail"))
     return trail_main(argc - 1, argv + 1);
 
-  int want_pml = 0, want_c = 0, want_dot = 0, check_only = 0, nfiles = 0;
+  int want_pml = 0, want_c = 0, want_dot = 0, check_only = 0, unlocked = 0, nfiles = 0;
   const char *outdir = NULL;
   const char **files = calloc((size_t)argc, sizeof *files);
   for (int i = 1; i < argc; i++) {
@@ -106,6 +108,8 @@ int main(int argc, char **argv) {
       want_dot = 1;
     } else if (!strcmp(a, "--check")) {
       check_only = 1;
+    } else if (!strcmp(a, "--unlocked-shared")) {
+      unlocked = 1;
     } else if (!strcmp(a, "-o")) {
       if (++i == argc) {
         fputs("esmc: -o needs a directory\n", stderr);
@@ -142,6 +146,8 @@ int main(int argc, char **argv) {
     diag_add_source(files[i], text);
     parse_source(&sys, files[i], text);
   }
+  if (sys)
+    sys->unlocked_shared = unlocked;
   if (status == 0 && diag_error_count() == 0)
     sema_check(sys, base_name(files[0]));
   if (status == 0 && diag_error_count() > 0) {

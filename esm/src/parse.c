@@ -14,7 +14,10 @@
  *              | ( "machine" | "environment" ) IDENT "{" { vardecl | state } "}"
  *              | ( "always" | "eventually" | "reachable" ) IDENT ":" expr ";"
  *              | "leadsto" IDENT ":" expr "~>" expr ";"
- *   vardecl    = [ "ghost" ] "var" IDENT [ "[" expr "]" ] ":" type [ "=" expr ] ";"
+ *              | "processor" NUM ":" IDENT { "," IDENT } ";"
+ *   vardecl    = [ "ghost" ] "var" IDENT [ "[" expr "]" ] ":" type [ "=" expr ]
+ *                [ "lock" IDENT ] ";"
+ * `processor` and `lock` are contextual: names elsewhere, words only in these places.
  *   type       = "bool" | "event" | expr ".." expr
  *   state      = { "initial" | "yield" | "rest" } "state" IDENT "{" { transition } "}"
  *   transition = ( "on" trigger | "when" ) [ "[" expr "]" ] [ "/" actions ] "->" IDENT ";"
@@ -53,6 +56,7 @@ typedef struct {
   Var **globals;
   Machine **machines;
   Property **props;
+  ProcDecl **procs;
 } Parser;
 
 #define TAIL_APPEND(tailp, node) \
@@ -76,6 +80,12 @@ static Token *next(Parser *p) {
 static int is(Parser *p, const char *s) {
   Token *t = peek(p);
   return (t->kind == TK_PUNCT || t->kind == TK_KEYWORD) && strcmp(t->text, s) == 0;
+}
+
+/* A contextual word: an identifier token with this text. */
+static int is_word(Parser *p, const char *s) {
+  Token *t = peek(p);
+  return t->kind == TK_IDENT && strcmp(t->text, s) == 0;
 }
 
 static int accept(Parser *p, const char *s) {
@@ -375,6 +385,12 @@ static Var *vardecl(Parser *p, Machine *owner) {
   v->type = type(p);
   if (accept(p, "="))
     v->init = expr(p);
+  if (is_word(p, "lock")) {
+    next(p);
+    Token *res = expect_ident(p, "the resource that locks this variable");
+    v->lock_name = res->text;
+    v->lock_loc = res->loc;
+  }
   expect(p, ";");
   return v;
 }
@@ -692,9 +708,33 @@ static void property(Parser *p, Token *kw) {
   TAIL_APPEND(p->props, pr);
 }
 
+static void processor(Parser *p) {
+  ProcDecl *d = arena_alloc(sizeof(ProcDecl));
+  next(p);
+  Token *num = peek(p);
+  if (num->kind != TK_NUM)
+    syntax_error(p, "a processor number");
+  next(p);
+  d->num = num->num;
+  d->loc = num->loc;
+  expect(p, ":");
+  NameList **tail = &d->machines;
+  do {
+    NameList *n = arena_alloc(sizeof(NameList));
+    Token *name = expect_ident(p, "a machine name");
+    n->name = name->text;
+    n->loc = name->loc;
+    TAIL_APPEND(tail, n);
+  } while (accept(p, ","));
+  expect(p, ";");
+  TAIL_APPEND(p->procs, d);
+}
+
 static void decl(Parser *p) {
   Token *t = peek(p);
-  if (accept(p, "system")) {
+  if (is_word(p, "processor")) {
+    processor(p);
+  } else if (accept(p, "system")) {
     Token *name = expect_ident(p, "a system name");
     if (p->sys->name && strcmp(p->sys->name, name->text) != 0)
       error_at(name->loc, "system already named '%s'", p->sys->name);
@@ -756,7 +796,7 @@ static void decl(Parser *p) {
     property(p, t);
   } else {
     syntax_error(p, "a declaration (system, const, event, resource, hardware, queue, var, "
-                    "machine, environment, or a property)");
+                    "machine, environment, processor, or a property)");
   }
 }
 
@@ -784,6 +824,7 @@ void parse_source(System **sysp, const char *file, const char *text) {
   FIND_TAIL(globals, Var);
   FIND_TAIL(machines, Machine);
   FIND_TAIL(props, Property);
+  FIND_TAIL(procs, ProcDecl);
 
   jmp_buf top;
   while (peek(&p)->kind != TK_EOF) {

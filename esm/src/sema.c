@@ -516,6 +516,7 @@ int sema_check(System *sys, const char *default_name) {
   check_hwconds(sys);
   for (Machine *m = sys->machines; m; m = m->next)
     check_bodies(sys, m);
+  check_processors(sys);
   check_props(sys);
   if (diag_error_count() == before)
     check_flow(sys);

@@ -33,6 +33,8 @@ int reads_ghost(Expr *e);
 
 void check_actions(System *sys, Action *a, Cx *cx);
 void check_flow(System *sys);
+/* The processor partition and the variables and queues it shares (sema_cpu.c). */
+void check_processors(System *sys);
 
 const char *type_name(int kind);
 /* Reports a constant value outside a type's range (in either world); returns 1 if inside. */

@@ -4,8 +4,8 @@
  * which check failed, and the final state of every machine.
  *
  * It understands the model through the tagged comments gen_pml.c writes (@esm, @check, @cpu,
- * @machine, @state, @event, @var, @resource, @queue, @hwaction, @prop). Input it does not
- * recognise is skipped, so any text is safe to feed it. */
+ * @share, @machine, @state, @event, @var, @resource, @queue, @hwaction, @prop). Input it does
+ * not recognise is skipped, so any text is safe to feed it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +153,7 @@ static void scan_model_line(Model *m, int lineno, char *line) {
     add_line_tag(m, lineno, 'e', t);
   else if ((t = tag_text(line, "check")))
     add_line_tag(m, lineno, 'c', t);
-  else if ((t = tag_text(line, "cpu")))
+  else if ((t = tag_text(line, "cpu")) || (t = tag_text(line, "share")))
     add_line_tag(m, lineno, 'y', t);
   else if ((t = tag_text(line, "machine"))) {
     char *name = word(&t);

@@ -3,6 +3,8 @@
  * so the firmware's verdict matches what the engine would do. Hosted C. */
 #include "board_emu.h"
 
+#include "../../hw/peerdma.h"
+
 #include "window.h"
 #include "hostif.h"
 
@@ -96,4 +98,8 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
   case NIC_HDMA_EACCESS: return FWB_REGION_ACCESS;
   default: return FWB_REGION_OUTSIDE;
   }
+}
+
+int fwb_peer_copy(struct fw_board *b, uint16_t node, uint32_t from, uint32_t to, uint32_t len) {
+  return peerdma_copy(b->nic, node, from, to, len, HOSTIF_DOORBELL_PANIC);
 }

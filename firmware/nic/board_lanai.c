@@ -135,3 +135,12 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
   return v == FWB_REGION_OK ? FWB_REGION_OK : v == FWB_REGION_PTAG ? FWB_REGION_PTAG
                              : v == FWB_REGION_ACCESS ? FWB_REGION_ACCESS : FWB_REGION_OUTSIDE;
 }
+
+int fwb_peer_copy(struct fw_board *b, uint16_t node, uint32_t from, uint32_t to, uint32_t len) {
+  (void)b;
+  *reg(FWB_R_PEER_NODE) = node;
+  *reg(FWB_R_PEER_FROM) = from;
+  *reg(FWB_R_PEER_TO) = to;
+  *reg(FWB_R_PEER_LEN) = len;
+  return result();
+}

@@ -15,6 +15,7 @@
 #include "datapath.h"
 #include "fw_board.h"
 #include "fw_le.h"
+#include "fw_spine.h"
 #include "fw_vm.h"
 #include "fw_wire.h"
 #include "hostif.h"
@@ -100,7 +101,8 @@ struct fw_txe {
 };
 
 /* What the firmware knows of a message in a receive buffer. */
-enum fw_rx_verdict { FW_RX_UNKNOWN, FW_RX_DROP, FW_RX_DATA, FW_RX_RDMA, FW_RX_CTRL, FW_RX_PANIC };
+enum fw_rx_verdict { FW_RX_UNKNOWN, FW_RX_DROP, FW_RX_DATA, FW_RX_RDMA, FW_RX_CTRL, FW_RX_PANIC,
+                      FW_RX_IP };  /* IP: judged by the router, fw_spine.c */
 
 struct fw_rxi {
   uint8_t verdict;          /* enum fw_rx_verdict */
@@ -239,6 +241,7 @@ struct fw {
   uint32_t bad_doorbells;                /* doorbells that name no VI and no mailbox */
   uint64_t isr_handled[FWB_ISR_NBITS];   /* hardware ISR bits handled, by bit */
   struct fw_vm vm;                       /* the PANIC VM (fw_vm.h) */
+  struct fw_spine spine;                 /* SPINE's IP router (fw_spine.h) */
 };
 
 /* ---- what the proofs assume of the firmware state (proofs/README.md, module fw-dispatch) ----

@@ -165,4 +165,10 @@ uint64_t fwb_send_busy_ns(struct fw_board *b);
 enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint32_t len,
                                          uint32_t ptag, uint32_t access);
 
+/* Peer DMA (hw/peerdma.h): copies [from, from + len) of this SRAM into [to, to + len) of the
+ * SRAM of NIC `node` on the same host, unless the word at `to` there is not 0, then rings its
+ * command doorbell. 0, or negative (no such NIC, a bad range, the slot full). */
+/*@ assigns \nothing; */
+int fwb_peer_copy(struct fw_board *b, uint16_t node, uint32_t from, uint32_t to, uint32_t len);
+
 #endif

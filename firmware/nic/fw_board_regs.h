@@ -58,6 +58,9 @@ enum fwb_reg {
   FWB_R_REGION_PTAG = 0xcc,
   FWB_R_REGION_ACCESS = 0xd0, /* write: FWB_ACC_READ / WRITE: runs the check */
   FWB_R_REGION_VERDICT = 0xd4, /* read: enum fwb_region_verdict of the last check */
+  /* peer DMA into another NIC's SRAM (hw/peerdma.h) */
+  FWB_R_PEER_NODE = 0xd8, FWB_R_PEER_FROM = 0xdc, FWB_R_PEER_TO = 0xe0,
+  FWB_R_PEER_LEN = 0xe4,   /* write: length: runs the copy (RESULT) */
 };
 
 #define FWB_HDMA_CH_STRIDE 16u

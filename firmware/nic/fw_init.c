@@ -23,6 +23,7 @@ int fw_init(struct fw *fw, struct fw_board *board, const struct fw_config *cfg) 
   fw_reliab_init(fw);
   fwb_imr_set(board, FW_ISR_UNMASKED);
   fw_vm_prog_init(fw); /* the PANIC VM, if the SRAM has room for its program memory */
+  fw_spine_init(fw);   /* SPINE's router: its control block */
   uint32_t ctrl = HOSTIF_BASE;
   fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, version), HOSTIF_VERSION);
   fw_sram_wr32(fw, ctrl + offsetof(struct hostif_ctrl, nvi), HOSTIF_NVI);

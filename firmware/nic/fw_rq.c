@@ -37,6 +37,7 @@
 #include "fw_dgctx.h"
 #include "fw_dgram.h"
 #include "fw_reliab.h"
+#include "fw_spine.h"
 #include "fw_vi.h"
 #include "fw_vm_wire.h"
 
@@ -187,10 +188,14 @@ void fw_rq_classify(struct fw *fw, unsigned buf) {
     fw_vm_wire_classify(fw, ri);
     return;
   }
+  /* IP: the router's, or else a datagram to this host's IP endpoint (WIRE.md, "IP packets") */
+  bool ip = h->type == FW_WIRE_IP;
+  if (ip && h->dst_node == fw->node && h->src_node == ri->src && fw_spine_classify(fw, ri)) return;
   bool ctrl = h->type == FW_WIRE_ACK || h->type == FW_WIRE_NACK;
-  if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE && !(ctrl && h->len == 0)) return;
-  if (h->dst_node != fw->node || h->src_node != ri->src) return;
-  if (h->type == FW_WIRE_DATA && h->dst_vi == 0) {
+  if (h->type != FW_WIRE_DATA && h->type != FW_WIRE_RDMA_WRITE && !(ctrl && h->len == 0) && !ip)
+    return;
+  if (h->dst_node != fw->node || h->src_node != ri->src || (ip && h->dst_vi != 0)) return;
+  if ((h->type == FW_WIRE_DATA || ip) && h->dst_vi == 0) {
     classify_dgram(fw, ri);
     if (ri->drop_reason == FW_DROP_NONE) ri->verdict = FW_RX_DATA;
     return;
@@ -252,6 +257,10 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
   if (ri->verdict == FW_RX_UNKNOWN) fw_rq_classify(fw, buf);
   if (ri->verdict == FW_RX_PANIC) {
     fw_vm_wire_rx(fw, buf);
+    return;
+  }
+  if (ri->verdict == FW_RX_IP) {
+    fw_spine_rx(fw, buf);
     return;
   }
   unsigned reason = ri->drop_reason;

@@ -36,9 +36,11 @@ static bool sq_dgram(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
          (fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM);
 }
 
-/* Payload bytes per message: a datagram leaves room for its tail (fw.h). */
+/* Payload bytes per message: a datagram leaves room for its tail (fw.h); an IP packet of
+ * SPINE's router is one message with no tail (WIRE.md). */
 static uint32_t sq_frag_max(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
-  return sq_dgram(fw, vi, w) ? FW_DGRAM_FRAG : FW_MAX_PAYLOAD;
+  bool ip = fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == SPINE_IP_PORT;
+  return sq_dgram(fw, vi, w) && !ip ? FW_DGRAM_FRAG : FW_MAX_PAYLOAD;
 }
 
 /* What a datagram VI's send descriptor must be beyond fw_check_desc: a SEND without immediate
@@ -234,6 +236,7 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
     /* a datagram (WIRE.md, "Datagrams"): to the receiver's port table, VI 0 */
     h->dst_node = HOSTIF_DGRAM_NODE(d->rdma_addr);
     h->dst_vi = 0;
+    if (fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == SPINE_IP_PORT) h->type = FW_WIRE_IP;  /* WIRE.md */
     h->rdma_handle = (uint32_t)HOSTIF_DGRAM_PORT(d->rdma_addr) << 16 |
                      (uint16_t)fw_sram_rd32(fw, FW_VI_FIELD(vi, port));
     h->imm = v->dg_id;   /* its number, the IPv4 identification of its tail */

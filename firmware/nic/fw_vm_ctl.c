@@ -7,6 +7,7 @@
  * command is in the mailbox at a time (libpanic takes the mailbox's lock). Freestanding. */
 #include "fw_vm_ctl.h"
 
+#include "fw_spine.h"
 #include "fw_sram.h"
 #include "fw_vm_prog.h"
 #include "fw_vm_run.h"
@@ -70,6 +71,7 @@ static void forward_some(struct fw *fw) {
 
 void fw_vm_ctl_pump(struct fw *fw) {
   if (fw->vm.remote.busy) forward_some(fw);
+  fw_spine_pump(fw);   /* the router's mailbox shares this doorbell (spine_if.h) */
 }
 
 static void forward(struct fw *fw, const struct hostif_panic_cmd *c) {

@@ -17,7 +17,8 @@ enum fw_wire_type {
   FW_WIRE_ACK = 3,          /* Reliable Delivery: the peer took every message up to `ack` */
   FW_WIRE_NACK = 4,         /* Reliable Delivery: the peer refused message `ack` (`imm`: why) */
   FW_WIRE_PANIC = 9,        /* a PANIC VM message */
-  FW_WIRE_TYPE_MAX = 9,     /* types 5..8 (connection set-up) are nicd's, never on this wire */
+  FW_WIRE_IP = 10,          /* an IPv4 packet for SPINE's router (fw_spine.c) */
+  FW_WIRE_TYPE_MAX = 10,     /* types 5..8 (connection set-up) are nicd's, never on this wire */
 };
 
 #define FW_WIRE_F_IMM   0x0001u

@@ -193,8 +193,6 @@ bool lnic_vt_on(const struct lnic_dev *d);
 uint64_t lnic_vt_now_ns(void);
 /* Charges a library call and synchronises (lnic_lock does it). */
 void lnic_vt_call(struct lnic_dev *d);
-/* d is being closed: the process's other devices no longer speak for it (lnic_close). */
-void lnic_vt_forget(struct lnic_dev *d);
 /* Charges a host memcpy of `bytes` at the profile's host.memcpy. */
 void lnic_vt_copy(size_t bytes);
 /* Around a blocking call nicd does not take part in (the connection manager): while on, this

@@ -102,11 +102,11 @@ void lnic_close(struct lnic_dev *d) {
   lnic_drainer_stop(d);
   if (d->vt_slot) {   /* timing mode: this process no longer bounds nicd */
     struct hw_vt_slot *s = &d->win.regs->vt.slot[d->vt_slot - 1];
+    lnic_vt_forget(d);
     atomic_store(&s->state, HW_VT_FREE);
     atomic_store(&s->pid, 0);
     wait_wake_nic(d->win.regs);
   }
-  lnic_vt_forget(d);
   for (unsigned i = 0; i < HOSTIF_NVI; i++)
     if (d->vi[i]) lnic_vi_destroy(d->vi[i], true);
   for (int i = 0; i < NIC_MAX_MR; i++)

@@ -35,5 +35,7 @@ int lnic_seg_region(struct hwin *w, struct lnic_seg *s, uintptr_t addr, size_t l
                    uint32_t ptag);
 
 bool lnic_dead_check(struct lnic_dev *d, bool force);
+/* Timing mode: d is being closed; this process's virtual time no longer looks at it. */
+void lnic_vt_forget(struct lnic_dev *d);
 
 #endif

@@ -50,10 +50,14 @@ static struct hw_vt_slot *claim(struct lnic_dev *d) {
 
 void lnic_vt_forget(struct lnic_dev *d) {
   unsigned n = atomic_load(&vt_ndev);
-  for (unsigned i = 0; i < n && i < VT_MAX_DEVS; i++) {
-    struct lnic_dev *o = d;
-    atomic_compare_exchange_strong(&vt_dev[i], &o, NULL);
-  }
+  for (unsigned i = 0; i < n && i < VT_MAX_DEVS; i++)
+    if (atomic_load(&vt_dev[i]) == d) {
+      unsigned last = (n < VT_MAX_DEVS ? n : VT_MAX_DEVS) - 1;
+      atomic_store(&vt_dev[i], atomic_load(&vt_dev[last]));
+      atomic_store(&vt_dev[last], NULL);
+      atomic_store(&vt_ndev, n - 1);
+      return;
+    }
 }
 
 static void raise_h(uint64_t t) {

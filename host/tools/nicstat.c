@@ -25,6 +25,7 @@
 
 #include "libnic.h"
 #include "naming.h"
+#include "spine_if.h"
 
 static const char *const hw_names[HW_CTR_N] = {
   "doorbells", "host_signals", "timer_fires",
@@ -45,6 +46,25 @@ static void show_cpu(const struct hw_cpu *c, bool faulted) {
     if (c->class_insns[k])
       printf("    %-14s %14" PRIu64 " %14" PRIu64 "\n", hw_cpu_class_name(k), c->class_insns[k],
              c->class_cycles[k]);
+}
+
+/* SPINE's IP router on this NIC (iface/spine_if.h), if the firmware has one. */
+static void show_router(const struct hwin *w) {
+  const volatile struct spine_ctl *s = (const volatile void *)(w->sram + SPINE_BASE);
+  if (w->sram_size < HOSTIF_BUF_BASE || s->magic != SPINE_MAGIC) return;
+  struct spine_counters k;
+  memcpy(&k, (const void *)&s->ctr, sizeof k);
+  printf("  IP router: %s, table generation %u\n",
+         s->bank == SPINE_BANK_NONE ? "no table (IP packets go to this host)" : "routing",
+         (unsigned)s->gen);
+  printf("    packets %" PRIu64 ": forwarded %" PRIu64 ", sent on for another port %" PRIu64
+         ", to this host %" PRIu64 "; peer DMA out %" PRIu64 ", in %" PRIu64 "\n",
+         k.rx_ip, k.forwarded, k.transit, k.to_host, k.peer_out, k.peer_in);
+  printf("    dropped: no route %" PRIu64 ", TTL expired %" PRIu64 ", bad header %" PRIu64
+         ", bad checksum %" PRIu64 ", damaged %" PRIu64 ", busy %" PRIu64 "\n",
+         k.no_route, k.ttl_expired, k.bad_header, k.bad_csum, k.damaged, k.busy);
+  printf("    table updates %" PRIu64 " (%" PRIu64 " waited for packets routed by the old one)\n",
+         k.updates, k.drain_waits);
 }
 
 /* Firmware faults by name (hostif.h's HOSTIF_FAULTS), and the latest one. */
@@ -149,6 +169,7 @@ static void show(const char *dev) {
            q->display_drops);
     printf("    commands %" PRIu64 " (%" PRIu64 " forwarded, %" PRIu64 " timed out), served for peers %"
            PRIu64 "\n", q->ctl_cmds, q->ctl_remote, q->ctl_timeouts, q->ctl_served);
+    show_router(&w);
   }
   hwin_close(&w);
 }

@@ -4,6 +4,7 @@
 # (the spec changed under it) fails too, so the list stays true. MUTATIONS_ONLY=a,b runs those.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/common/mutant.sh
 ESMC=${ESMC:-build/bin/esmc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/reliab-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
 pass=0; fail=0
@@ -22,32 +23,17 @@ mutations=(
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file script prop model <<<"$m"
   [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
-  dir=$work/$name; mkdir -p "$dir/src/seqwrap" "$dir/out"
-  cp esm/reliab/*.esm "$dir/src/"
-  sed -i "$script" "$dir/src/$file"
-  if cmp -s "esm/reliab/$file" "$dir/src/$file"; then
-    echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
-  fi
+  dir=$work/$name
+  mkdir -p "$dir/src/seqwrap"
+  if ! mutant_apply "$name" esm/reliab "$file" "$script" "$dir"; then fail=$((fail + 1)); continue; fi
   srcs=("$dir"/src/*.esm)
   if [[ $model == reliab_seqwrap ]]; then
     srcs=("$dir"/src/reliab.esm "$dir"/src/sender.esm "$dir"/src/receiver.esm
           "$dir"/src/channel.esm esm/reliab/seqwrap/*.esm)
   fi
-  if ! "$ESMC" --pml -o "$dir/out" "${srcs[@]}" 2>"$dir/esmc.err"; then
-    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"
-    fail=$((fail + 1)); continue
-  fi
+  if ! mutant_compile "$name" "$dir" "${srcs[@]}"; then fail=$((fail + 1)); continue; fi
   mv "$dir/out/reliab.pml" "$dir/out/$model.pml" 2>/dev/null
-  ESMC=$ESMC models/verify.sh --only "$prop" "$dir/out/$model.pml" >"$dir/verify.out" 2>&1
-  if grep -Eq "^=== $model / $prop \([a-z]+\): FAIL: violated ===" "$dir/verify.out"; then
-    echo "ok   $name: caught by $prop ($model)"
-    grep -m1 -E '^step [0-9]+:' "$dir/verify.out" >/dev/null || echo "     (no ESM trail printed)"
-    pass=$((pass + 1))
-  else
-    echo "FAIL $name: $prop did not fail (or failed for another reason)"
-    sed 's/^/    /' "$dir/verify.out" | head -n 30
-    fail=$((fail + 1))
-  fi
+  if mutant_caught "$name" "$model" "$prop" "$dir"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
