@@ -145,9 +145,15 @@ struct hostif_vi {
  * same port connected to nobody, and it takes no datagram from anyone else. Several datagram
  * VIs may share a port (SO_REUSEADDR). A datagram is one SEND of at most HOSTIF_DGRAM_MAX bytes, fragmented into
  * wire messages and reassembled by the receiving firmware; a receive too short for it
- * completes LENGTH. */
+ * completes LENGTH. Several datagrams are reassembled at once: they complete in the order
+ * they end, and a receive completion's `cookie` is that of the descriptor it filled (WIRE.md,
+ * "Datagrams"). */
 #define HOSTIF_VI_F_DGRAM 2u
 #define HOSTIF_DGRAM_MAX 65507u     /* UDP over IPv4: 65535 - 20 - 8 */
+#define HOSTIF_DGRAM_FRAG 4008u     /* payload bytes per wire message of a datagram */
+/* A datagram send's IPv4 addresses, for its IPv4 header and UDP checksum (WIRE.md): the
+ * destination's in bits 32..63 of rdma_addr, the source's in rdma_ptag (0.0.0.0 allowed). */
+#define HOSTIF_DGRAM_IP(rdma_addr) ((uint32_t)((uint64_t)(rdma_addr) >> 32))
 #define HOSTIF_DGRAM_DEST(node, port) ((uint32_t)(uint16_t)(node) | (uint32_t)(uint16_t)(port) << 16)
 #define HOSTIF_DGRAM_NODE(dest) ((uint16_t)((dest) & 0xffffu))
 #define HOSTIF_DGRAM_PORT(dest) ((uint16_t)((dest) >> 16))

@@ -18,6 +18,8 @@ NEEDS=(
   "memccp:libmemcached-tools" "nginx:nginx-light" "curl:curl" "iperf3:iperf3" "socat:socat"
   "sockperf:sockperf" "lighttpd:lighttpd" "wrk:wrk" "ab:apache2-utils"
   "unshare:util-linux"
+  # a DNS query over E-UDP (tests/eudp/apps.sh): the server and two resolver clients
+  "dnsmasq:dnsmasq-base" "drill:ldnsutils" "dig:bind9-dnsutils"
 )
 
 missing=()

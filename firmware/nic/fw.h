@@ -28,6 +28,10 @@
 #define FW_TRAILER   FW_WIRE_TRAILER_LEN            /* payload checksum, after the payload */
 #define FW_MAX_PAYLOAD (FW_MSGLEN - FW_WIRE_HDR_LEN - FW_TRAILER)  /* 4036 bytes */
 _Static_assert(FW_MAX_PAYLOAD == HOSTIF_MAX_PAYLOAD, "hosts are told the firmware's payload limit");
+/* Payload bytes per message of a datagram: room for the datagram tail (IPv4 + UDP headers,
+ * fw_wire.h) behind the last one, and a multiple of 8 as IPv4 fragment offsets are. */
+#define FW_DGRAM_FRAG ((FW_MAX_PAYLOAD - FW_WIRE_UDP_LEN) & ~7u)
+_Static_assert(FW_DGRAM_FRAG == HOSTIF_DGRAM_FRAG, "hosts are told the datagram fragment size");
 #define FW_TXQ       32u                            /* messages queued for the send pipeline */
 #define FW_CHAIN_MAX 8u                             /* host DMA descriptors per chain */
 /* A message idle this long is aborted (its sender died). Longer than the sender's firmware may
@@ -91,6 +95,7 @@ struct fw_txe {
   uint8_t stage;            /* local with payload: its staging slot, else FW_LOCAL_SLOTS */
   uint32_t gen;             /* the VI's generation when queued */
   uint16_t sum;             /* payload ones'-complement sum so far */
+  uint32_t ip_src, ip_dst;  /* a datagram's: its IPv4 addresses (the descriptor's) */
   struct fw_wire_hdr hdr;   /* hdr.len is the payload length */
   struct fw_piece piece[HOSTIF_MAXSEG];
 };
@@ -106,6 +111,8 @@ struct fw_rxi {
   bool complete_ok;         /* EOM, not truncated, length as the header says */
   bool dma_err;             /* a host DMA into host memory failed */
   bool hdr_seen, hdr_ok;    /* the header has arrived; it parsed and checked */
+  uint8_t tail;             /* bytes after the trailer (fw_wire_tail_len of the header) */
+  uint8_t dgctx;            /* a datagram's: its reassembly context (fw_dgctx.c) */
   uint8_t npiece;
   uint16_t sum;             /* payload sum of what was moved to the host */
   uint32_t bytes;           /* bytes of the message in SRAM (capped at FW_MSGLEN) */
@@ -131,6 +138,19 @@ struct fw_sqslot {
   uint32_t last_seq;        /* wire seq of its last message */
   uint32_t first_seq;       /* wire seq of its first message (Reliable Delivery: resending) */
   uint32_t nmsg;            /* messages of it queued so far (0: it failed before any) */
+};
+
+/* A datagram VI's reassembly context (fw_dgctx.c): a receive descriptor taken from the ring
+ * and, while BUSY, the datagram being reassembled into it. */
+#define FW_DG_NCTX 4u
+enum fw_dgctx_state { FW_DG_FREE, FW_DG_IDLE, FW_DG_BUSY };
+struct fw_dgctx {
+  uint8_t state;               /* enum fw_dgctx_state; IDLE and BUSY hold desc */
+  uint16_t node, sport, id;    /* the datagram: its sender and its number there */
+  uint16_t sum;                /* ones'-complement sum of its payload delivered so far */
+  uint32_t next_off, msg_len;
+  uint64_t last_ns;            /* when its latest message arrived */
+  struct hostif_desc desc;
 };
 
 /* The firmware's private state of a VI (the shared one is struct hostif_vi in SRAM). */
@@ -169,8 +189,12 @@ struct fw_vi {
   uint32_t tx_want_seq;
   uint32_t base_seen;          /* the Sender's base when completions were last written */
   uint64_t rt_due;             /* clock (ns) when the timer expires */
-  /* a datagram VI (HOSTIF_VI_F_DGRAM): the sender of the datagram being reassembled */
-  uint16_t dg_node, dg_port;
+  /* a datagram VI (HOSTIF_VI_F_DGRAM): its reassembly contexts and the next receive
+   * descriptor none of them has taken (fw_dgctx.c); the next datagram's number and the sum of
+   * the payload sent of the one being sent (fw_dgram.c) */
+  struct fw_dgctx dg[FW_DG_NCTX];
+  uint32_t dg_claimed;
+  uint16_t dg_id, dg_tx_sum;
 };
 
 struct fw_config {

@@ -3,11 +3,12 @@
  * range's payload maps to; the header and trailer never cross the bus), TERMINAL|WAKE on the
  * last, and starts it on the machine's channel. When the channel wakes, the payload sum the
  * engine computed while copying is folded into the message's checksum, a send message's
- * trailer is written once its payload is all in SRAM, and the machine's `done` event is
- * raised. A range with no host bytes completes at once. Also fine_mode and fault. */
+ * trailer (and a datagram's tail, fw_dgram.c) is written once its payload is all in SRAM, and
+ * the machine's `done` event is raised. A range with no host bytes completes at once. Also fine_mode and fault. */
 #include "fw_hal_hdma.h"
 
 #include "datapath_hal.h"
+#include "fw_dgram.h"
 #include "fw_hal_tx.h"
 #include "fw_rq.h"
 #include "fw_sram.h"
@@ -39,7 +40,7 @@ static uint32_t clampu(uint32_t v, uint32_t lo, uint32_t hi) { return v < lo ? l
 /* SDMA's step: the payload sum so far, and the trailer once the payload is all in SRAM. */
 /*@ requires fw_ok(fw) && buf < FW_NSBUF;
     assigns fw->txq[fw->sbuf_txe[buf]].status, fw->txq[fw->sbuf_txe[buf]].sum,
-            fw->txq[fw->sbuf_txe[buf]].trailer_done,
+            fw->txq[fw->sbuf_txe[buf]].trailer_done, fw->vi[0 .. HOSTIF_NVI - 1].dg_tx_sum,
             fw->sram[FW_SBUF_ADDR(buf) .. FW_SBUF_ADDR(buf) + FW_BUF_STRIDE - 1];
     ensures fw_ok(fw); */
 static void finish_send(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bool ok,
@@ -61,6 +62,9 @@ static void finish_send(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bo
     p[2] = 0;
     p[3] = 0;
     e->trailer_done = true;
+    //@ assert datapath_inv(&fw->dp);
+    //@ assert FW_BOUNDS(fw);
+    fw_dgram_tx_sealed(fw, buf);
   }
   //@ assert datapath_inv(&fw->dp);
   //@ assert FW_BOUNDS(fw);
@@ -81,7 +85,8 @@ static void finish_recv(struct fw *fw, uint8_t buf, uint32_t p0, uint32_t p1, bo
  * is free again. */
 /*@ requires fw_ok(fw) && ch <= FW_CH_RDMA && buf < FW_NSBUF && buf < FW_NRBUF;
     assigns fw->txq[fw->sbuf_txe[buf]].status, fw->txq[fw->sbuf_txe[buf]].sum,
-            fw->txq[fw->sbuf_txe[buf]].trailer_done, fw->rxi[buf].dma_err, fw->rxi[buf].sum,
+            fw->txq[fw->sbuf_txe[buf]].trailer_done, fw->vi[0 .. HOSTIF_NVI - 1].dg_tx_sum,
+            fw->rxi[buf].dma_err, fw->rxi[buf].sum,
             fw->sram[FW_SBUF_ADDR(buf) .. FW_SBUF_ADDR(buf) + FW_BUF_STRIDE - 1],
             fw->hreq[ch].busy;
     ensures fw_ok(fw); */

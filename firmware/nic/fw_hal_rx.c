@@ -21,10 +21,14 @@ void datapath_hal_recv_arm(datapath_t *sys, uint8_t buf) {
 /* The header of the message in a receive buffer has arrived: parse and check it. */
 /*@ requires \valid(ri) && \valid_read(msg + (0 .. FW_WIRE_HDR_LEN - 1));
     requires \separated(ri, msg + (0 .. FW_WIRE_HDR_LEN - 1));
-    assigns ri->hdr, ri->hdr_seen, ri->hdr_ok; */
+    assigns ri->hdr, ri->hdr_seen, ri->hdr_ok, ri->tail;
+    ensures ri->tail <= FW_WIRE_UDP_LEN; */
 static void hdr_take(struct fw_rxi *ri, const uint8_t *msg) {
   ri->hdr_seen = true;
-  ri->hdr_ok = fw_wire_decode(msg, &ri->hdr) && ri->hdr.len <= FW_MAX_PAYLOAD;
+  ri->hdr_ok = fw_wire_decode(msg, &ri->hdr);
+  /* the tail is known from the header as sent, before classification makes dst_vi the VI */
+  ri->tail = ri->hdr_ok ? (uint8_t)fw_wire_tail_len(&ri->hdr) : 0;
+  ri->hdr_ok = ri->hdr_ok && ri->hdr.len <= FW_MAX_PAYLOAD - ri->tail;
 }
 
 /* Records what the receive engine reports of the current buffer in its fw_rxi: how much has
@@ -51,8 +55,8 @@ static bool rx_note(struct fw *fw, const struct fwb_recv_status *st, bool arm) {
     changed = true;
     /* The length test subtracts, so that no header length can wrap it. */
     ri->complete_ok = (st->flags & FWB_RECV_EOM) && !(st->flags & FWB_RECV_TRUNC) &&
-                      ri->hdr_ok && st->len >= FW_WIRE_HDR_LEN + FW_TRAILER &&
-                      st->len - (FW_WIRE_HDR_LEN + FW_TRAILER) == ri->hdr.len;
+                      ri->hdr_ok && st->len >= FW_WIRE_HDR_LEN + FW_TRAILER + ri->tail &&
+                      st->len - (FW_WIRE_HDR_LEN + FW_TRAILER + ri->tail) == ri->hdr.len;
   }
   //@ assert datapath_inv(&fw->dp);
   if (arm) ri->last_len = st->len;

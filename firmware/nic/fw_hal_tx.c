@@ -4,7 +4,7 @@
  * (hdma_start at offset 0, fw_hal_hdma.c) names the buffer, and fw_hal_tx_bind then binds that
  * message to it and writes its wire header there, so a data-path message is
  * header + payload + trailer (WIRE.md) and the machines' offsets are SRAM offsets in the
- * buffer. send_start puts a fragment on the link (SML, or SMLT for the last); tx_complete
+ * buffer (a datagram's last message adds its tail, fw_dgram.c). send_start puts a fragment on the link (SML, or SMLT for the last); tx_complete
  * retires the message and completes its descriptor when it was the last. Freestanding. */
 #include "fw_hal_tx.h"
 
@@ -16,7 +16,8 @@
 int32_t datapath_hal_tx_len(datapath_t *sys) {
   const struct fw *fw = fw_of(sys);
   if (fw->tx_fetch == fw->tx_head) return 1; /* none queued: fw_hal_tx_bind counts the fault */
-  return (int32_t)(FW_WIRE_HDR_LEN + fw->txq[fw->tx_fetch % FW_TXQ].hdr.len + FW_TRAILER);
+  const struct fw_wire_hdr *h = &fw->txq[fw->tx_fetch % FW_TXQ].hdr;
+  return (int32_t)(FW_WIRE_HDR_LEN + h->len + FW_TRAILER + fw_wire_tail_len(h));
 }
 
 void fw_hal_tx_bind(struct fw *fw, uint8_t buf) {

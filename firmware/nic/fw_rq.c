@@ -21,8 +21,10 @@
  *   ACK, NACK   from a VI connected to the sender: handed to fw_ack.c.
  *   datagrams   DATA to VI 0 (WIRE.md, "Datagrams"): the VI is the datagram VI bound to the
  *               destination port (the VI table's port words), from any sender; reassembled
- *               like DATA, but a fragment from another sender than the datagram being
- *               reassembled is dropped (malformed); the completion names the sender.
+ *               in one of the VI's contexts (fw_dgctx.c), several datagrams at once, a
+ *               message that continues none dropped (malformed); the last message's tail
+ *               (IPv4 and UDP headers) must match and its UDP checksum check over the whole
+ *               datagram (fw_dgram.c); the completion names the sender.
  * On a Reliable Delivery VI only the message the Receiver expects next is taken (fw_reliab.c):
  * a duplicate or one ahead is dropped at classification, before any of it moves, and answered
  * with the last ACK again; a damaged one is dropped and sent again by its sender; a delivered
@@ -32,6 +34,8 @@
 
 #include "fw_ack.h"
 #include "fw_check.h"
+#include "fw_dgctx.h"
+#include "fw_dgram.h"
 #include "fw_reliab.h"
 #include "fw_spine.h"
 #include "fw_vi.h"
@@ -51,9 +55,8 @@ static void count_drop(struct fw *fw, unsigned reason) {
   }
 }
 
-/* Completes the VI's next receive descriptor. */
-static void rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint32_t imm,
-                        uint16_t flags) {
+void fw_rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint32_t imm,
+                    uint16_t flags) {
   struct fw_vi *v = &fw->vi[vi];
   fw_sram_complete(fw, FW_SLOT_ADDR(vi, rq, v->rq_done), st, len, imm, flags);
   v->rq_done = ring_next(v->rq_done);
@@ -75,6 +78,10 @@ static bool rq_peek(struct fw *fw, unsigned vi, struct hostif_desc *d) {
   return true;
 }
 
+static bool is_dgram(struct fw *fw, unsigned vi) {
+  return fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM;
+}
+
 static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
                           const struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
@@ -91,7 +98,7 @@ static void classify_data(struct fw *fw, struct fw_rxi *ri, unsigned vi,
     uint32_t st = fw_check_desc(fw, &v->rdesc, w->ptag, false);
     if (st == HOSTIF_ST_DONE && h->msg_len > v->rdesc.length) st = HOSTIF_ST_LENGTH;
     if (st != HOSTIF_ST_DONE) {
-      rq_complete(fw, vi, st, 0, 0, 0);
+      fw_rq_complete(fw, vi, st, 0, 0, 0);
       if (st == HOSTIF_ST_FORMAT) fw_count64v(&fw_ctr(fw)->format_errors);
       ri->drop_reason = st == HOSTIF_ST_LENGTH ? FW_DROP_TRUNCATED : FW_DROP_PROTECTION;
       return;
@@ -128,9 +135,9 @@ static unsigned dgram_vi(struct fw *fw, uint16_t port, uint16_t node, uint16_t s
   return any;
 }
 
-/* A datagram fragment: found by port, then reassembled like DATA (one datagram at a time per
- * VI, the first fragment taking the next receive descriptor). dst_vi in the firmware's copy of
- * the header becomes the VI found, so that what follows treats it as that VI's message. */
+/* A datagram message: found by port, then reassembled in one of the VI's contexts
+ * (fw_dgctx.c). dst_vi in the firmware's copy of the header becomes the VI found, so that what
+ * follows treats it as that VI's message. */
 static void classify_dgram(struct fw *fw, struct fw_rxi *ri) {
   struct fw_wire_hdr *h = &ri->hdr;
   uint16_t port = (uint16_t)(h->rdma_handle >> 16), sport = (uint16_t)h->rdma_handle;
@@ -149,15 +156,7 @@ static void classify_dgram(struct fw *fw, struct fw_rxi *ri) {
   ri->vi_gen = w.gen;
   ri->vi_key = v->conn_key;
   ri->drop_reason = FW_DROP_NONE;
-  if (h->msg_off != 0 && (v->dg_node != h->src_node || v->dg_port != sport)) {
-    ri->drop_reason = FW_DROP_MALFORMED;  /* a fragment of a datagram not being reassembled */
-    return;
-  }
-  classify_data(fw, ri, vi, &w);
-  if (ri->drop_reason == FW_DROP_NONE && h->msg_off == 0) {
-    v->dg_node = h->src_node;
-    v->dg_port = sport;
-  }
+  fw_dgctx_classify(fw, ri, vi, &w);
 }
 
 static void classify_rdma(struct fw *fw, struct fw_rxi *ri, const struct fw_vi_view *w) {
@@ -270,6 +269,7 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
     if (!ri->complete_ok) reason = FW_DROP_MALFORMED, damaged = true;
     else if (ri->dma_err) reason = FW_DROP_PROTECTION;
     else if (!checksum_ok(fw, buf, ri)) reason = FW_DROP_CHECKSUM, damaged = true;
+    else if (ri->verdict == FW_RX_DATA) reason = fw_dgram_rx_check(fw, buf);
   }
   const struct fw_wire_hdr *h = &ri->hdr;
   if (ri->verdict == FW_RX_DATA || ri->verdict == FW_RX_RDMA || ri->verdict == FW_RX_CTRL ||
@@ -299,7 +299,9 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
   }
   if (reason != FW_DROP_NONE) {
     count_drop(fw, reason);
-    if (ri->verdict == FW_RX_DATA) { /* abandon the transfer; its descriptor stays posted */
+    if (ri->verdict == FW_RX_DATA && is_dgram(fw, h->dst_vi)) {
+      fw_dgctx_abandon(fw, buf);
+    } else if (ri->verdict == FW_RX_DATA) { /* abandon the transfer; its descriptor stays posted */
       struct fw_vi *v = &fw->vi[h->dst_vi];
       v->rx_active = false;
       fw_sram_wr32(fw, FW_RING_CONS(h->dst_vi, rq), v->rq_done);
@@ -334,15 +336,13 @@ void fw_rq_deliver(struct fw *fw, unsigned buf) {
   uint16_t imm_flag = (h->flags & FW_WIRE_F_IMM) ? HOSTIF_F_IMMEDIATE : 0;
   fw_count64v(&fw_ctr(fw)->rx_msgs);
   fw_ctr_add(&fw_ctr(fw)->rx_bytes, h->len);
-  if (ri->verdict == FW_RX_DATA) {
+  if (ri->verdict == FW_RX_DATA && is_dgram(fw, vi)) {
+    fw_dgctx_deliver(fw, buf);
+  } else if (ri->verdict == FW_RX_DATA) {
     v->rx_next_off += h->len;
-    if (last && fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM) {
-      v->rx_active = false;   /* a datagram: the completion names its sender */
-      rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len,
-                  HOSTIF_DGRAM_DEST(h->src_node, (uint16_t)h->rdma_handle), HOSTIF_F_DGRAM);
-    } else if (last) {
+    if (last) {
       v->rx_active = false;
-      rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len, imm_flag ? h->imm : 0, imm_flag);
+      fw_rq_complete(fw, vi, HOSTIF_ST_DONE, h->msg_len, imm_flag ? h->imm : 0, imm_flag);
     }
   } else if (last && imm_flag) {
     struct hostif_desc d = {0};
@@ -353,9 +353,9 @@ void fw_rq_deliver(struct fw *fw, unsigned buf) {
         return;
       }
     } else if (d.op != HOSTIF_OP_RECV) {
-      rq_complete(fw, vi, HOSTIF_ST_FORMAT, 0, 0, 0);
+      fw_rq_complete(fw, vi, HOSTIF_ST_FORMAT, 0, 0, 0);
     } else {
-      rq_complete(fw, vi, HOSTIF_ST_DONE, 0, h->imm, imm_flag);
+      fw_rq_complete(fw, vi, HOSTIF_ST_DONE, 0, h->imm, imm_flag);
     }
   }
 }
@@ -365,5 +365,6 @@ void fw_rq_flush(struct fw *fw, unsigned vi) {
   struct hostif_desc d;
   v->rx_active = false;
   for (unsigned n = 0; n < HOSTIF_RING && rq_peek(fw, vi, &d); n++)
-    rq_complete(fw, vi, HOSTIF_ST_FLUSHED, 0, 0, 0);
+    fw_rq_complete(fw, vi, HOSTIF_ST_FLUSHED, 0, 0, 0);
+  fw_dgctx_reset(fw, vi);
 }

@@ -14,6 +14,10 @@ void fw_rq_finish(struct fw *fw, unsigned buf);
 /* The good message in receive buffer buf is delivered: counted, its transfer continued or its
  * descriptor completed (fw_rq_finish; on a reliable VI, the Receiver's `deliver`). */
 void fw_rq_deliver(struct fw *fw, unsigned buf);
+/* Completes the VI's next receive slot (status, length, immediate data, flags) and signals
+ * the host. */
+void fw_rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint32_t imm,
+                    uint16_t flags);
 /* Completes every receive descriptor posted on the VI FLUSHED (its connection broke): at most
  * a ring's worth, and none when the host's producer index is not within a ring of the
  * firmware's (the entry holds a VI created since). */

@@ -36,11 +36,18 @@ static bool sq_dgram(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
          (fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM);
 }
 
+/* Payload bytes per message: a datagram leaves room for its tail (fw.h); an IP packet of
+ * SPINE's router is one message with no tail (WIRE.md). */
+static uint32_t sq_frag_max(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
+  bool ip = fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == SPINE_IP_PORT;
+  return sq_dgram(fw, vi, w) && !ip ? FW_DGRAM_FRAG : FW_MAX_PAYLOAD;
+}
+
 /* What a datagram VI's send descriptor must be beyond fw_check_desc: a SEND without immediate
  * data, at most HOSTIF_DGRAM_MAX bytes, to a port. */
 static uint32_t sq_dgram_check(const struct hostif_desc *d) {
   if (d->op != HOSTIF_OP_SEND || (d->flags & HOSTIF_F_IMMEDIATE) || d->length > HOSTIF_DGRAM_MAX ||
-      HOSTIF_DGRAM_PORT(d->rdma_addr) == 0 || d->rdma_addr >> 32)
+      HOSTIF_DGRAM_PORT(d->rdma_addr) == 0)
     return HOSTIF_ST_FORMAT;
   return HOSTIF_ST_DONE;
 }
@@ -193,8 +200,8 @@ static bool desc_sane(const struct hostif_desc *d, uint32_t off) {
 static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
                      const struct hostif_desc *d, uint32_t off, uint32_t seq, unsigned slot) {
   struct fw_vi *v = &fw->vi[vi];
-  uint32_t left = d->length - off;
-  uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
+  uint32_t left = d->length - off, max = sq_frag_max(fw, vi, w);
+  uint32_t plen = left < max ? left : max;
   struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
   /* first: fw_desc_ok(d) is then the precondition itself, before any write to the state */
   e->npiece = (uint8_t)fw_check_pieces(d, off, plen, e->piece, HOSTIF_MAXSEG);
@@ -232,6 +239,9 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
     if (fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == SPINE_IP_PORT) h->type = FW_WIRE_IP;  /* WIRE.md */
     h->rdma_handle = (uint32_t)HOSTIF_DGRAM_PORT(d->rdma_addr) << 16 |
                      (uint16_t)fw_sram_rd32(fw, FW_VI_FIELD(vi, port));
+    h->imm = v->dg_id;   /* its number, the IPv4 identification of its tail */
+    e->ip_dst = HOSTIF_DGRAM_IP(d->rdma_addr);
+    e->ip_src = d->rdma_ptag;
   }
   fw->tx_head = ring_next(fw->tx_head);
   v->slot[slot].inflight++;
@@ -241,7 +251,7 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
 /*@ requires fw_sram_ok(fw) && vi < HOSTIF_NVI && view_ok(fw, w);
     requires fw_desc_ok(&fw->vi[vi].desc) && fw->vi[vi].off <= fw->vi[vi].desc.length;
     requires datapath_INV((&fw->dp)) && fw_bounds(fw);
-    assigns fw->txq[fw->tx_head % FW_TXQ], fw->tx_head, fw->vi[vi].tx_seq, fw->vi[vi].off,
+    assigns fw->txq[fw->tx_head % FW_TXQ], fw->tx_head, fw->vi[vi].tx_seq, fw->vi[vi].off, fw->vi[vi].dg_id,
             fw->vi[vi].have, fw->vi[vi].slot[0 .. HOSTIF_RING - 1], fw->ack_watch;
     ensures fw->tx_head == ring_add(\old(fw->tx_head), 1);
     // the frame of fw_ok, proved here where the writes are known fields
@@ -250,8 +260,8 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   const struct hostif_desc *d = &v->desc;
   unsigned slot = ring_slot(ring_prev(v->sq_cons));
-  uint32_t left = d->length - v->off;
-  uint32_t plen = left < FW_MAX_PAYLOAD ? left : FW_MAX_PAYLOAD;
+  uint32_t left = d->length - v->off, max = sq_frag_max(fw, vi, w);
+  uint32_t plen = left < max ? left : max;
   uint32_t seq = v->tx_seq;
   sq_queue(fw, vi, w, d, v->off, seq, slot);
   /* modulo FW_NSEQ (WIRE.md): the Sender's numbers on a reliable VI */
@@ -266,6 +276,7 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   if (v->off == d->length) {
     v->have = false;
     v->slot[slot].queued = true;
+    v->dg_id++;   /* a datagram's messages share its number (used by datagram VIs only) */
   }
 }
 

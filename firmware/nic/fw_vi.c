@@ -3,6 +3,7 @@
  * firmware runs; and breaking a connection from this side. Freestanding. */
 #include "fw_vi.h"
 
+#include "fw_dgctx.h"
 #include "fw_reliab.h"
 #include "fw_rq.h"
 #include "fw_sq.h"
@@ -37,6 +38,7 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   v->gen = gen;
   v->sq_cons = v->sq_done = fw_sram_rd32(fw, FW_RING_CONS(vi, sq));
   v->rq_done = fw_sram_rd32(fw, FW_RING_DONE(vi, rq));
+  fw_dgctx_reset(fw, vi);
   fw->ack_watch &= ~fw_vi_bit(vi);
   fw->ack_work &= ~fw_vi_bit(vi);
 }

@@ -1,5 +1,6 @@
-/* fw_wire.c: the wire codec (WIRE.md): the message header, the payload trailer, the PANIC
- * view of the header, and the Internet checksum arithmetic. Freestanding. */
+/* fw_wire.c: the wire codec (WIRE.md): the message header, the payload trailer, the datagram
+ * tail (IPv4 + UDP headers), the PANIC view of the header, and the Internet checksum
+ * arithmetic. Freestanding. */
 #include "fw_wire.h"
 
 /*@ requires \valid(p + (0 .. 1));
@@ -93,6 +94,72 @@ bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
   h->rdma_addr = (uint64_t)get32(in + 48) * 0x100000000u + get32(in + 52);
   if (h->msg_off > h->msg_len || h->len > h->msg_len - h->msg_off) return false;
   return true;
+}
+
+uint32_t fw_wire_tail_len(const struct fw_wire_hdr *h) {
+  bool dgram = h->type == FW_WIRE_DATA && h->dst_vi == 0 && (h->flags & FW_WIRE_F_LAST);
+  return dgram ? FW_WIRE_UDP_LEN : 0u;
+}
+
+#define IP_DF 0x4000u      /* don't fragment: E-UDP's fragments are wire messages, not IP's */
+#define IP_PROTO_UDP 17u
+#define IP_TTL 64u
+
+/* The UDP checksum's sum before complementing: pseudo-header (addresses, protocol, UDP
+ * length), UDP header with the checksum field `csum`, payload. */
+/*@ requires \valid_read(u);
+    assigns \nothing; */
+static uint16_t udp_sum(const struct fw_wire_udp *u, uint16_t csum, uint16_t payload_sum) {
+  uint16_t ulen = (uint16_t)(u->len + 8u);
+  uint16_t s = fw_wire_csum_add((uint16_t)(u->src_ip >> 16), (uint16_t)u->src_ip);
+  s = fw_wire_csum_add(s, (uint16_t)(u->dst_ip >> 16));
+  s = fw_wire_csum_add(s, (uint16_t)u->dst_ip);
+  s = fw_wire_csum_add(s, IP_PROTO_UDP);
+  s = fw_wire_csum_add(s, ulen);
+  s = fw_wire_csum_add(s, u->sport);
+  s = fw_wire_csum_add(s, u->dport);
+  s = fw_wire_csum_add(s, ulen);
+  s = fw_wire_csum_add(s, csum);
+  return fw_wire_csum_add(s, payload_sum);
+}
+
+void fw_wire_udp_put(uint8_t *o, const struct fw_wire_udp *u, uint16_t payload_sum) {
+  uint16_t ulen = (uint16_t)(u->len + 8u);
+  o[0] = 0x45;   /* IPv4, 5-word header */
+  o[1] = 0;
+  put16(o + 2, (uint16_t)(ulen + 20u));
+  put16(o + 4, u->id);
+  put16(o + 6, IP_DF);
+  o[8] = IP_TTL;
+  o[9] = IP_PROTO_UDP;
+  put16(o + 10, 0);
+  put32(o + 12, u->src_ip);
+  put32(o + 16, u->dst_ip);
+  put16(o + 10, (uint16_t)~fw_wire_csum(o, 20));
+  put16(o + 20, u->sport);
+  put16(o + 22, u->dport);
+  put16(o + 24, ulen);
+  uint16_t c = (uint16_t)~udp_sum(u, 0, payload_sum);
+  put16(o + 26, c ? c : 0xffffu);   /* RFC 768: a computed 0 is sent as all ones */
+}
+
+bool fw_wire_udp_get(const uint8_t *in, struct fw_wire_udp *u) {
+  uint16_t ulen = get16(in + 24);
+  if (in[0] != 0x45 || in[9] != IP_PROTO_UDP || (get16(in + 6) & ~IP_DF) != 0) return false;
+  if (fw_wire_csum(in, 20) != 0xffffu) return false;
+  if (ulen < 8u || ulen > 65515u || get16(in + 2) != ulen + 20u) return false;
+  u->src_ip = get32(in + 12);
+  u->dst_ip = get32(in + 16);
+  u->id = get16(in + 4);
+  u->sport = get16(in + 20);
+  u->dport = get16(in + 22);
+  u->len = (uint16_t)(ulen - 8u);
+  u->csum = get16(in + 26);
+  return true;
+}
+
+bool fw_wire_udp_ok(const struct fw_wire_udp *u, uint16_t payload_sum) {
+  return u->csum != 0 && udp_sum(u, u->csum, payload_sum) == 0xffffu;
 }
 
 uint16_t fw_wire_trailer_word(uint16_t payload_sum, bool good) {

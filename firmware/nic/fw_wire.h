@@ -38,6 +38,20 @@ struct fw_wire_hdr {
 /* After the payload: its Internet checksum (complemented, big-endian), then 2 zero bytes. */
 #define FW_WIRE_TRAILER_LEN 4u
 
+/* A datagram (WIRE.md, "Datagrams") carries its IPv4 header (RFC 791) and UDP header (RFC 768)
+ * once, after the trailer of its last message: the datagram tail. With fine-grained pipelining
+ * a message's first bytes leave before its payload is summed, so the UDP checksum can only go
+ * out behind the last payload byte. */
+#define FW_WIRE_UDP_LEN 28u
+
+struct fw_wire_udp {
+  uint32_t src_ip, dst_ip;   /* IPv4 addresses */
+  uint16_t id;               /* IPv4 identification: the datagram's number at its sender */
+  uint16_t sport, dport;
+  uint16_t len;              /* UDP payload bytes (the UDP length field is len + 8) */
+  uint16_t csum;             /* the UDP checksum field as on the wire */
+};
+
 /* PANIC packets (type FW_WIRE_PANIC) carry the PANIC VM's messages in the same header:
  * dst_vi says the kind, src_vi is 0, and the other fields mean what the kind says. This view
  * names them; fw_wire_panic_hdr and fw_wire_panic_view are the only code that knows which
@@ -72,6 +86,32 @@ void fw_wire_encode(uint8_t *out, const struct fw_wire_hdr *h);
     ensures \result ==> 1 <= h->type <= FW_WIRE_TYPE_MAX;
     ensures \result ==> h->msg_off <= h->msg_len && h->msg_off + h->len <= h->msg_len; */
 bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h);
+
+/* Bytes after the trailer: FW_WIRE_UDP_LEN for the last message of a datagram (DATA to VI
+ * 0), else 0. */
+/*@ requires \valid_read(h);
+    assigns \nothing;
+    ensures \result == 0 || \result == FW_WIRE_UDP_LEN; */
+uint32_t fw_wire_tail_len(const struct fw_wire_hdr *h);
+/* Writes the datagram tail of u, with the IPv4 header checksum and the UDP checksum over the
+ * pseudo-header, the UDP header and a payload whose ones'-complement sum is payload_sum (0
+ * sent as 0xffff); u->csum is ignored. */
+/*@ requires \valid(out + (0 .. FW_WIRE_UDP_LEN - 1)) && \valid_read(u);
+    requires \separated(out + (0 .. FW_WIRE_UDP_LEN - 1), u);
+    requires u->len <= 65507;
+    assigns out[0 .. FW_WIRE_UDP_LEN - 1]; */
+void fw_wire_udp_put(uint8_t *out, const struct fw_wire_udp *u, uint16_t payload_sum);
+/* Parses and checks a datagram tail: IPv4 version 5-word header, protocol UDP, not an IP
+ * fragment, header checksum, the IPv4 and UDP lengths agreeing. false if anything is wrong. */
+/*@ requires \valid_read(in + (0 .. FW_WIRE_UDP_LEN - 1)) && \valid(u);
+    requires \separated(in + (0 .. FW_WIRE_UDP_LEN - 1), u);
+    assigns *u;
+    ensures \result ==> u->len <= 65507; */
+bool fw_wire_udp_get(const uint8_t *in, struct fw_wire_udp *u);
+/* Whether u's UDP checksum checks against a payload whose sum is payload_sum. */
+/*@ requires \valid_read(u);
+    assigns \nothing; */
+bool fw_wire_udp_ok(const struct fw_wire_udp *u, uint16_t payload_sum);
 
 /* The trailer's checksum word for a payload whose sum is payload_sum; when the payload is not
  * good (it could not be fetched), a word that can never check (the sum folds to 1, not 0xffff). */

@@ -16,6 +16,7 @@ struct eudp {
   struct lnic_dev *dev;
   struct lnic_vi *vi;
   uint32_t ptag;
+  uint32_t ip;             /* its IPv4 address, the source of its datagrams' IPv4 headers */
   uint16_t port;
   uint8_t *mem;          /* EUDP_NSEND send slots, then EUDP_NRECV receive slots */
   int mr;
@@ -143,6 +144,13 @@ int eudp_flush(struct eudp *e, int64_t timeout_ns) {
 }
 
 int eudp_sendto(struct eudp *e, uint16_t node, uint16_t port, const void *buf, size_t len) {
+  return eudp_sendto_ip(e, node, port, 0, buf, len);
+}
+
+void eudp_set_ip(struct eudp *e, uint32_t ip) { e->ip = ip; }
+
+int eudp_sendto_ip(struct eudp *e, uint16_t node, uint16_t port, uint32_t ip, const void *buf,
+                   size_t len) {
   if (!e || port == 0 || (len && !buf)) return -EINVAL;
   if (len > EUDP_MAX) return -EMSGSIZE;
   lnic_lock(e->dev);
@@ -159,7 +167,8 @@ int eudp_sendto(struct eudp *e, uint16_t node, uint16_t port, const void *buf, s
   uint8_t *s = tx_slot(e, e->tx_next);
   if (len) memcpy(s, buf, len);
   struct hostif_desc d = {.op = HOSTIF_OP_SEND, .nseg = 1, .length = (uint32_t)len,
-                          .rdma_addr = HOSTIF_DGRAM_DEST(node, port)};
+                          .rdma_addr = HOSTIF_DGRAM_DEST(node, port) | (uint64_t)ip << 32,
+                          .rdma_ptag = e->ip};
   d.seg[0].addr = (uint64_t)(uintptr_t)s;
   d.seg[0].len = (uint32_t)len;
   d.seg[0].ptag = e->ptag;

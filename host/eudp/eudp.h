@@ -48,6 +48,12 @@ unsigned eudp_vi(const struct eudp *e);
  * the send pipeline (it waits only for the NIC to finish earlier sends of this endpoint, never
  * for a receiver). -EMSGSIZE when too long, -EINVAL for port 0, -EPIPE if the NIC died. */
 int eudp_sendto(struct eudp *e, uint16_t node, uint16_t port, const void *buf, size_t len);
+/* The same, naming the destination's IPv4 address (host byte order) for the datagram's IPv4
+ * header and UDP checksum (firmware/nic/WIRE.md, "Datagrams"); eudp_sendto names 0.0.0.0. */
+int eudp_sendto_ip(struct eudp *e, uint16_t node, uint16_t port, uint32_t ip, const void *buf,
+                   size_t len);
+/* The endpoint's own IPv4 address (host byte order), its datagrams' source; 0.0.0.0 until set. */
+void eudp_set_ip(struct eudp *e, uint32_t ip);
 
 /* Receives one datagram: copies at most cap bytes to buf and returns how many; *full (if not
  * NULL) gets the datagram's length (> the return: truncated), *node and *port its sender.

@@ -58,6 +58,21 @@ static unsigned push(struct lnic_vi *v, enum lnic_q qi) {
   return n;
 }
 
+/* A completion the NIC wrote for another descriptor than the slot's (a datagram VI completes
+ * datagrams in the order they end: firmware/nic/fw_dgctx.c) names it by its cookie: the
+ * records of the two trade places, so that the completion reaches that descriptor's owner. */
+static void match_cookie(struct lnic_wq *q, struct lnic_rec *r, uint32_t cookie) {
+  for (uint32_t i = q->reaped + 1; i != q->pushed; i++) {
+    struct lnic_rec *o = rec_at(q, i);
+    if (o->local_status || o->d.cookie != cookie) continue;
+    struct hostif_desc d = r->d;
+    void *c = r->cookie;
+    r->d = o->d, r->cookie = o->cookie;
+    o->d = d, o->cookie = c;
+    return;
+  }
+}
+
 static unsigned reap(struct lnic_vi *v, enum lnic_q qi) {
   struct lnic_wq *q = &v->q[qi];
   volatile struct hostif_ring *ring = ring_of(v, qi);
@@ -75,6 +90,11 @@ static unsigned reap(struct lnic_vi *v, enum lnic_q qi) {
       volatile struct hostif_desc *slot = &ring->slot[ring_slot(r->ring_seq)];
       uint32_t st = sram_ld32(&slot->status);   /* acquire: the fields before it are final */
       if (st == HOSTIF_ST_PENDING) break;
+      if (slot->cookie != r->d.cookie) {
+        match_cookie(q, r, slot->cookie);
+        c->cookie = r->cookie;
+        c->op = r->d.op;
+      }
       c->status = st;
       c->len = slot->done_len;
       c->imm = slot->done_imm;

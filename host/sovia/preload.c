@@ -363,8 +363,18 @@ static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
 int getsockname(int fd, struct sockaddr *addr, socklen_t *len) { return name_of(fd, addr, len, false); }
 int getpeername(int fd, struct sockaddr *addr, socklen_t *len) { return name_of(fd, addr, len, true); }
 
+/* A kernel duplicate r of oldfd: an E-UDP socket's names the same endpoint. */
+static int dup_done(int oldfd, int r) {
+  if (r < 0) return r;
+  if (pl_udp(oldfd)) return pl_udp_dup(oldfd, r);
+  pl_mark(r, K_KERNEL);
+  return r;
+}
+
 static int fcntl_any(int fd, int cmd, void *arg) {
   struct pfd *p = pl_sov(fd);
+  if (pl_udp(fd) && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+    return dup_done(fd, PL_CALL(fcntl)(fd, cmd, arg));
   if (!p) return PL_CALL(fcntl)(fd, cmd, arg);
   switch (cmd) {
   case F_GETFL:
@@ -416,31 +426,22 @@ int ioctl(int fd, unsigned long req, ...) {
   return pl_unsupported("ioctl", "only FIONBIO and FIONREAD", ENOTTY);
 }
 
-/* dup2/dup3 onto a SOVIA descriptor close it first; duplicating a SOVIA socket is refused. */
+/* dup2/dup3 onto a SOVIA or E-UDP descriptor close it first; duplicating a SOVIA socket is
+ * refused, an E-UDP one's duplicate names the same endpoint. */
 int dup(int oldfd) {
-  if (pl_udp(oldfd)) return pl_unsupported("dup", "an E-UDP socket cannot be duplicated", EOPNOTSUPP);
   if (pl_sov(oldfd)) return pl_unsupported("dup", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
-  int r = PL_CALL(dup)(oldfd);
-  if (r >= 0) pl_mark(r, K_KERNEL);
-  return r;
+  return dup_done(oldfd, PL_CALL(dup)(oldfd));
 }
 int dup2(int oldfd, int newfd) {
-  if (pl_udp(oldfd) && oldfd != newfd)
-    return pl_unsupported("dup2", "an E-UDP socket cannot be duplicated", EOPNOTSUPP);
-  if (oldfd != newfd && pl_udp(newfd)) pl_udp_close(newfd);
-  if (pl_sov(oldfd) && oldfd != newfd)
-    return pl_unsupported("dup2", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
-  if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
-  int r = PL_CALL(dup2)(oldfd, newfd);
-  if (r >= 0 && oldfd != newfd) pl_mark(r, K_KERNEL);
-  return r;
+  if (oldfd == newfd) return PL_CALL(dup2)(oldfd, newfd);
+  if (pl_udp(newfd)) pl_udp_close(newfd);
+  if (pl_sov(oldfd)) return pl_unsupported("dup2", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
+  if (pl_sov(newfd)) sovia_drop(newfd);
+  return dup_done(oldfd, PL_CALL(dup2)(oldfd, newfd));
 }
 int dup3(int oldfd, int newfd, int flags) {
-  if (pl_udp(oldfd)) return pl_unsupported("dup3", "an E-UDP socket cannot be duplicated", EOPNOTSUPP);
   if (oldfd != newfd && pl_udp(newfd)) pl_udp_close(newfd);
   if (pl_sov(oldfd)) return pl_unsupported("dup3", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
-  int r = PL_CALL(dup3)(oldfd, newfd, flags);
-  if (r >= 0) pl_mark(r, K_KERNEL);
-  return r;
+  return dup_done(oldfd, PL_CALL(dup3)(oldfd, newfd, flags));
 }

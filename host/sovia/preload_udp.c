@@ -5,7 +5,8 @@
  * the loopback, and serves as its readiness: a notifier thread sends it one token datagram per
  * datagram the NIC has received, so poll, select, epoll, O_NONBLOCK, SO_RCVTIMEO and blocking
  * receives all behave as the kernel makes them; a receive takes a token, then the datagram.
- * A fork's child does not inherit E-UDP sockets' endpoints (its calls on them fail EBADFD). */
+ * A fork's child does not inherit E-UDP sockets' endpoints (its calls on them fail EBADFD);
+ * dup, dup2, dup3 and F_DUPFD give another descriptor of the same endpoint. */
 #define _GNU_SOURCE
 #include "preload_udp.h"
 
@@ -30,9 +31,12 @@ PL_REAL(ssize_t, recvfrom, int, void *, size_t, int, struct sockaddr *, socklen_
 
 enum { K_UCAND = 3, K_EUDP = 4 };   /* pl_tab kinds beyond preload.h's */
 
+static uint32_t node_ip(unsigned node);
+
 struct usock {
   struct eudp *e;
   pid_t pid;                 /* the process that made it */
+  unsigned refs;             /* descriptors naming it (dup, dup2, dup3, F_DUPFD) */
   uint16_t port;             /* E-UDP port */
   uint32_t ip;               /* the address bound (network order; 0: any) */
   bool connected;
@@ -215,6 +219,7 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
         (pl_tab[fd].opt[i].name == SO_REUSEADDR || pl_tab[fd].opt[i].name == SO_REUSEPORT))
       fl = EUDP_REUSE;
   if (!rc) rc = eudp_open(dev, port, fl, &s->e);
+  if (!rc) eudp_set_ip(s->e, ntohl(node_ip(dev->node)));
   if (rc) {
     pthread_mutex_unlock(&mu);
     free(s);
@@ -223,6 +228,7 @@ static int to_eudp(int fd, uint16_t port, uint32_t ip) {
   static bool hooked;
   if (!hooked) hooked = atexit(udp_at_exit) == 0;
   s->pid = getpid();
+  s->refs = 1;
   s->port = port;
   s->ip = ip;
   s->kname = k;
@@ -289,11 +295,28 @@ int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done) 
   return udp_peer(us[fd], &v);
 }
 
+int pl_udp_dup(int oldfd, int newfd) {
+  if (newfd >= PMAXFD) {   /* beyond what the shim follows: it would be the token socket */
+    PL_CALL(close)(newfd);
+    return fail(EMFILE);
+  }
+  pthread_mutex_lock(&mu);
+  struct usock *s = us[oldfd];
+  if (s) {
+    s->refs++;
+    us[newfd] = s;
+    pl_tab[newfd].kind = K_EUDP;
+  }
+  pthread_mutex_unlock(&mu);
+  return newfd;
+}
+
 int pl_udp_close(int fd) {
   pthread_mutex_lock(&mu);
   struct usock *s = us[fd];
   us[fd] = NULL;
   pl_mark(fd, K_KERNEL);
+  if (s && --s->refs > 0) s = NULL;   /* another descriptor still names it */
   if (s && s->pid == getpid()) eudp_close(s->e);
   pthread_mutex_unlock(&mu);
   if (s) free(s->held);
@@ -383,7 +406,8 @@ ssize_t pl_udp_sendmsg(int fd, const struct msghdr *m, int flags, bool *done) {
     }
     buf = gather;
   }
-  int rc = eudp_sendto(s->e, (uint16_t)node, ntohs(to.sin_port), buf, n);
+  int rc = eudp_sendto_ip(s->e, (uint16_t)node, ntohs(to.sin_port), ntohl(to.sin_addr.s_addr),
+                          buf, n);
   if (gather && gather != stack) free(gather);
   if (rc) return fail(rc == -EPIPE ? ENETDOWN : -rc);
   return (ssize_t)n;

@@ -17,6 +17,7 @@ void pl_udp_mark(int fd);                    /* socket() made a UDP socket: a ca
 int pl_udp_bind(int fd, const struct sockaddr *a, socklen_t len, bool *done);
 int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done);
 int pl_udp_close(int fd);
+int pl_udp_dup(int oldfd, int newfd);        /* newfd (the kernel's dup of oldfd) names it too */
 int pl_udp_name(int fd, struct sockaddr *a, socklen_t *len, bool peer);
 /* The data calls. sendmsg of a candidate: *done false when it stays the kernel's. */
 ssize_t pl_udp_sendmsg(int fd, const struct msghdr *m, int flags, bool *done);

@@ -5,7 +5,7 @@
 # the other side through the kernel), so every datagram between them crossed the NICs. Checks
 # assert real data (sha256, echoed bytes, the programs' own reports) and every step runs under
 # `timeout`. Prints "N passed, N failed".
-#   tests/eudp/apps.sh [NAME...]   (python socat iperf3 sockperf; default all)
+#   tests/eudp/apps.sh [NAME...]   (python socat iperf3 sockperf fd dns; default all)
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
@@ -41,25 +41,40 @@ ctr() { build/bin/nicstat "${prefix}$1" 2>/dev/null | sed -n "s/.*drops:.* $2 \(
 # vis SIDE: VIs in use on NIC SIDE; wait_bound SIDE BEFORE: until more than BEFORE (a server
 # bound its port: a datagram sent earlier would find nobody and be dropped, as UDP does)
 vis() { build/bin/nicstat "${prefix}$1" 2>/dev/null | sed -n 's/.*VIs in use: \([0-9]*\).*/\1/p'; }
+# settled SIDE: vis once it has not changed for 0.2 s (the VIs of a server just stopped are
+# given back a little later, which would hide a new server's)
+settled() {
+  local a b i
+  a=$(vis "$1")
+  for ((i = 0; i < 25; i++)); do sleep 0.2; b=$(vis "$1"); [[ $a == "$b" ]] && break; a=$b; done
+  echo "$a"
+}
 wait_bound() {
   local i
   for ((i = 0; i < 100; i++)); do (( $(vis "$1") > $2 )) && return 0; sleep 0.05; done
   return 1
 }
 
-t_python() {
-  local port=$((base + 1)); UDP_PORTS=$port
-  local v0; v0=$(vis 0)
-  bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server $port
+# vs_echo NAME CLIENT...: dgram_check.py's server on NIC 0 (port $UDP_PORTS), CLIENT on NIC 1;
+# the client's "ok"/"FAIL" lines are the checks, named NAME
+vs_echo() {
+  local name=$1; shift
+  local v0; v0=$(settled 0)
+  bgon 0 timeout 60 python3 tests/eudp/dgram_check.py server "$UDP_PORTS"
   local srv=$bg
-  wait_bound 0 "$v0" || bad "python: the server never bound its port"
-  local out; out=$(on 1 timeout 60 python3 tests/eudp/dgram_check.py client 10.0.0.1 $port 2>&1)
+  wait_bound 0 "$v0" || bad "$name: the server never bound its port"
+  local out; out=$(on 1 timeout 60 "$@" 2>&1)
   local rc=$?
   while read -r line; do
-    case $line in "ok   "*) ok "python: ${line#ok   }" ;; "FAIL "*) bad "python: ${line#FAIL }" ;; esac
+    case $line in "ok   "*) ok "$name: ${line#ok   }" ;; "FAIL "*) bad "$name: ${line#FAIL }" ;; esac
   done <<<"$out"
-  ((rc == 0)) || bad "python client exit $rc: $(tail -c 300 <<<"$out")"
-  wait $srv || bad "python server exit $?"
+  ((rc == 0)) || bad "$name client exit $rc: $(tail -c 300 <<<"$out")"
+  wait $srv || bad "$name: python server exit $?"
+}
+
+t_python() {
+  UDP_PORTS=$((base + 1))
+  vs_echo python python3 tests/eudp/dgram_check.py client 10.0.0.1 "$UDP_PORTS"
 }
 
 t_socat() {
@@ -68,7 +83,7 @@ t_socat() {
   head -c 60000 /dev/urandom >"$run/blob"
   for i in 0 1; do   # NIC 0 receives, then NIC 1
     rm -f "$run/got$i"
-    local v0; v0=$(vis $i)
+    local v0; v0=$(settled $i)
     bgon $i timeout 20 socat -u UDP-RECV:$port OPEN:"$run/got$i",creat,trunc
     local srv=$bg
     wait_bound $i "$v0" || bad "socat: UDP-RECV never bound on NIC $i"
@@ -81,7 +96,7 @@ t_socat() {
       bad "socat: to NIC $i: $(stat -c %s "$run/got$i" 2>/dev/null) B"
   done
   # request and answer: UDP-LISTEN connects to its first peer and answers through a command
-  local v0; v0=$(vis 0)
+  local v0; v0=$(settled 0)
   bgon 0 timeout 20 socat -d -d UDP-LISTEN:$port SYSTEM:"stdbuf -o0 tr a-z A-Z" 2>"$run/sl.err"
   local srv=$bg
   wait_bound 0 "$v0" || bad "socat: UDP-LISTEN never bound"
@@ -122,7 +137,7 @@ PY
 t_sockperf() {
   need sockperf || return
   local port=$((base + 4)); UDP_PORTS=$port
-  local v0; v0=$(vis 0)
+  local v0; v0=$(settled 0)
   bgon 0 timeout 40 sockperf server -i 10.0.0.1 -p $port >"$run/sp.srv" 2>&1
   local srv=$bg
   wait_bound 0 "$v0" || bad "sockperf: the server never bound"
@@ -138,8 +153,41 @@ t_sockperf() {
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
 }
 
+# A C program's dup/dup2/F_DUPFD and sendmmsg/recvmmsg on a datagram socket (tests/eudp/dgram_fd.c)
+t_fd() {
+  UDP_PORTS=$((base + 6))
+  vs_echo fd build/tests/eudp/dgram_fd 10.0.0.1 "$UDP_PORTS"
+}
+
+# A DNS query by an unmodified resolver client against dnsmasq, both under the shim: the answer
+# checked. dnsmasq answers example.test itself (--address) and asks nobody else.
+t_dns() {
+  need dnsmasq || return
+  local port=$((base + 5)) client i; UDP_PORTS=$port
+  bgon 0 timeout 30 dnsmasq --keep-in-foreground --no-resolv --no-hosts --no-daemon \
+    --port=$port --listen-address=10.0.0.1 --bind-interfaces --address=/example.test/10.9.8.7 \
+    --pid-file= --user="$(id -un)" --log-facility="$run/dns.log" 2>"$run/dns.err"
+  local srv=$bg
+  # dnsmasq logs "started" once its sockets are bound
+  for ((i = 0; i < 100; i++)); do grep -qs started "$run/dns.log" && break; sleep 0.05; done
+  grep -qs started "$run/dns.log" || bad "dns: dnsmasq did not start: $(tail -c 300 "$run/dns.err")"
+  for client in drill dig; do
+    command -v $client >/dev/null 2>&1 || { bad "dns: $client not installed (scripts/deps.sh)"; continue; }
+    local ans
+    if [[ $client == drill ]]; then
+      ans=$(on 1 timeout 10 drill -p $port @10.0.0.1 www.example.test A 2>&1)
+    else
+      ans=$(on 1 timeout 10 dig +tries=1 +time=3 -p $port @10.0.0.1 www.example.test A 2>&1)
+    fi
+    grep -qE "^www\.example\.test\.[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+A[[:space:]]+10\.9\.8\.7" <<<"$ans" &&
+      ok "dns: $client www.example.test A against dnsmasq: 10.9.8.7" ||
+      bad "dns: $client: $(tail -c 400 <<<"$ans")"
+  done
+  kill $srv 2>/dev/null; wait $srv 2>/dev/null
+}
+
 dbg() { build/bin/nicstat "${prefix}0" | grep -E "drops|VIs"; build/bin/nicstat "${prefix}1" | grep -E "drops|VIs"; echo "ctr: $(ctr 0 no_desc)"; }
-names=("$@"); ((${#names[@]})) || names=(python socat iperf3 sockperf)
+names=("$@"); ((${#names[@]})) || names=(python socat iperf3 sockperf fd dns)
 for n in "${names[@]}"; do "t_$n"; [[ -n ${DBG:-} ]] && dbg; done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -1,6 +1,7 @@
 /* libFuzzer target: arbitrary bytes through the link frame parser (hw/link.c) and, inside a
  * frame or on their own, the wire codec nicd's firmware runs (fw_wire_decode, the payload
- * trailer check, the PANIC view). What decodes must re-encode to the same header bytes. */
+ * trailer check, a datagram's IPv4/UDP tail, the PANIC view). What decodes must re-encode to
+ * the same header bytes, and a tail to the same fields. */
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,6 +12,21 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t out[HW_LINK_MAX_FRAME];
+
+/* A datagram tail that decodes re-encodes to the same fields, and what put writes checks
+ * against the payload sum it was given. */
+static void check_tail(const uint8_t *t, uint16_t payload_sum) {
+  struct fw_wire_udp u, v;
+  if (!fw_wire_udp_get(t, &u)) return;
+  assert(u.len <= 65507);
+  uint8_t again[FW_WIRE_UDP_LEN];
+  fw_wire_udp_put(again, &u, payload_sum);
+  assert(fw_wire_udp_get(again, &v));
+  assert(v.src_ip == u.src_ip && v.dst_ip == u.dst_ip && v.id == u.id && v.sport == u.sport &&
+         v.dport == u.dport && v.len == u.len);
+  assert(fw_wire_udp_ok(&v, payload_sum));
+  assert(!fw_wire_udp_ok(&v, payload_sum ^ 1u));   /* off by one: never checks */
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct hw_link_hdr lh;
@@ -43,6 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       assert(!fw_wire_trailer_ok(t, sum));
     }
   }
+  size_t tail = FW_WIRE_HDR_LEN + (size_t)h.len + FW_WIRE_TRAILER_LEN;
+  if (fw_wire_tail_len(&h) && h.len <= size && tail + FW_WIRE_UDP_LEN <= size)
+    check_tail(data + tail, fw_wire_csum(data + FW_WIRE_HDR_LEN, h.len));
   if (h.type == FW_WIRE_PANIC) {   /* the view keeps what the header says */
     struct fw_wire_panic k;
     struct fw_wire_hdr back;

@@ -542,7 +542,8 @@ static void dg_bind(int nic, unsigned vi, uint16_t port) {
 static uint32_t dg_send(int nic, unsigned vi, uint16_t node, uint16_t port, uint64_t src,
                         uint32_t n) {
   struct hostif_desc d = desc_split(HOSTIF_OP_SEND, src, n, 1 + n % 3);
-  d.rdma_addr = HOSTIF_DGRAM_DEST(node, port);
+  d.rdma_addr = HOSTIF_DGRAM_DEST(node, port) | (uint64_t)(0x0a000001u + node) << 32;
+  d.rdma_ptag = 0x0a000001u + (uint32_t)nic;
   return rh_post(R.w[nic], vi, true, &d);
 }
 
@@ -551,27 +552,75 @@ static uint32_t dg_recv(int nic, unsigned vi, uint64_t dst, uint32_t cap) {
   return rh_post(R.w[nic], vi, false, &d);
 }
 
-/* A datagram fragment as a sending NIC 0 builds it (header, payload, trailer). */
+/* RFC 1071, written out here apart from the firmware's arithmetic: the complemented
+ * ones'-complement sum of 16-bit big-endian words of the concatenated parts. */
+static uint16_t rfc1071(const uint8_t *const *part, const size_t *len, int nparts) {
+  uint64_t sum = 0;
+  int odd = 0;
+  for (int k = 0; k < nparts; k++)
+    for (size_t i = 0; i < len[k]; i++, odd ^= 1) sum += odd ? part[k][i] : (uint64_t)part[k][i] << 8;
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return (uint16_t)~sum;
+}
+
+static void be16(uint8_t *p, unsigned v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void be32(uint8_t *p, uint32_t v) { be16(p, v >> 16); be16(p + 2, v & 0xffff); }
+
+/* The IPv4 and UDP headers of a datagram (RFC 791, RFC 768), built by the test alone. */
+static void make_tail(uint8_t *t, uint32_t src_ip, uint32_t dst_ip, uint16_t id, uint16_t sport,
+                      uint16_t dport, const uint8_t *payload, uint32_t n) {
+  memset(t, 0, FW_WIRE_UDP_LEN);
+  t[0] = 0x45;
+  be16(t + 2, n + 28);
+  be16(t + 4, id);
+  be16(t + 6, 0x4000);
+  t[8] = 64;
+  t[9] = 17;
+  be32(t + 12, src_ip);
+  be32(t + 16, dst_ip);
+  const uint8_t *ip[] = {t};
+  size_t iplen[] = {20};
+  be16(t + 10, rfc1071(ip, iplen, 1));
+  be16(t + 20, sport);
+  be16(t + 22, dport);
+  be16(t + 24, n + 8);
+  uint8_t pseudo[12] = {0};
+  memcpy(pseudo, t + 12, 8);
+  pseudo[9] = 17;
+  be16(pseudo + 10, n + 8);
+  const uint8_t *parts[] = {pseudo, t + 20, payload};
+  size_t lens[] = {12, 8, n};
+  uint16_t c = rfc1071(parts, lens, 3);
+  be16(t + 26, c ? c : 0xffff);
+}
+
+enum dg_fault { DG_OK, DG_BAD_TRAILER, DG_BAD_UDP, DG_BAD_IP };
+
+/* A one-message datagram as a sending NIC 0 builds it (header, payload, trailer, tail), with
+ * one fault. */
 static size_t make_dgram(uint8_t *out, uint16_t dport, uint16_t sport, const uint8_t *payload,
-                         uint32_t n, bool bad_sum) {
+                         uint32_t n, enum dg_fault fault) {
   struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .flags = FW_WIRE_F_FIRST | FW_WIRE_F_LAST,
                           .src_node = 0, .dst_node = 1, .src_vi = 9, .dst_vi = 0, .len = n,
-                          .msg_len = n, .rdma_handle = (uint32_t)dport << 16 | sport};
+                          .msg_len = n, .imm = 77, .rdma_handle = (uint32_t)dport << 16 | sport};
   fw_wire_encode(out, &h);
   memcpy(out + FW_WIRE_HDR_LEN, payload, n);
   uint16_t t = (uint16_t)~fw_wire_csum(payload, n);
-  if (bad_sum) t ^= 0x0100;
+  if (fault == DG_BAD_TRAILER) t ^= 0x0100;
   uint8_t *tr = out + FW_WIRE_HDR_LEN + n;
   tr[0] = (uint8_t)(t >> 8);
   tr[1] = (uint8_t)t;
   tr[2] = tr[3] = 0;
-  return FW_WIRE_HDR_LEN + n + FW_TRAILER;
+  make_tail(tr + FW_TRAILER, 0x0a000001, 0x0a000002, 77, sport, dport, payload, n);
+  if (fault == DG_BAD_UDP) tr[FW_TRAILER + 27] ^= 0x01;
+  if (fault == DG_BAD_IP) tr[FW_TRAILER + 8] = 63;   /* TTL changed, header checksum not */
+  return FW_WIRE_HDR_LEN + n + FW_TRAILER + FW_WIRE_UDP_LEN;
 }
 
 /* Datagrams of every size up to 65507 bytes, fragmented and reassembled, reach the VI bound
  * to their port with their sender named; one from another sender port too. */
 static void t_dgram_sizes(void) {
-  static const uint32_t sizes[] = {0, 1, 4036, 4037, 9000, 60000, HOSTIF_DGRAM_MAX};
+  static const uint32_t sizes[] = {0, 1, 4008, 4009, 9000, 9001, 60000, HOSTIF_DGRAM_MAX};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     uint32_t n = sizes[k];
     unsigned svi = k % 2 ? 6 : 5;
@@ -636,6 +685,7 @@ static void t_dgram_drops(void) {
   ok = wait_done(1, 5, false, r0 + 1);
   CHECK(ok && rh_slot(R.w[1], 5, false, r0).status == HOSTIF_ST_LENGTH, "short buffer: %u",
         rh_slot(R.w[1], 5, false, r0).status);
+  run(NULL, NULL);   /* its last bytes off the link before anything is injected */
 
   static uint8_t msg[8192], payload[3000];
   fill(payload, sizeof payload, 9);
@@ -643,12 +693,12 @@ static void t_dgram_drops(void) {
   r0 = rh_done(R.w[1], 5, false);
   memset(hptr(dst), 0, 65536);
   dg_recv(1, 5, dst, 65536);
-  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, true), true);
+  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, DG_BAD_TRAILER), true);
   run(NULL, NULL);
   CHECK(counters_drop(1, "checksum") == sum + 1 && rh_done(R.w[1], 5, false) == r0,
         "bad-checksum datagram: drops %d, completed %u", counters_drop(1, "checksum") - sum,
         rh_done(R.w[1], 5, false) - r0);
-  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, false), true);
+  inject(msg, make_dgram(msg, DG_R, 4444, payload, sizeof payload, DG_OK), true);
   ok = wait_done(1, 5, false, r0 + 1);
   struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
   CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == sizeof payload &&
@@ -657,11 +707,12 @@ static void t_dgram_drops(void) {
         rc.done_imm);
 }
 
-/* Two senders into one port at once: their fragments interleave; every datagram either
- * arrives whole and right or is dropped and counted, never mixed, and some arrive. */
+/* Two senders into one port at once, 60000-byte datagrams: their messages interleave and
+ * each datagram is reassembled in its own context; every one arrives whole, its completion
+ * naming the buffer it filled by the receive descriptor's cookie. */
 static void t_dgram_two_senders(void) {
   hfree_all();
-  enum { N = 8, LEN = 20000 };
+  enum { N = 8, LEN = 60000 };
   uint64_t src[2], dst[N];
   for (int s = 0; s < 2; s++) {
     src[s] = halloc(0, LEN);
@@ -670,7 +721,10 @@ static void t_dgram_two_senders(void) {
   uint32_t r0 = rh_done(R.w[1], 5, false);
   for (int i = 0; i < N; i++) {
     dst[i] = halloc(1, 65536);
-    dg_recv(1, 5, dst[i], 65536);
+    memset(hptr(dst[i]), 0, 65536);
+    struct hostif_desc d = desc_split(HOSTIF_OP_RECV, dst[i], 65536, 1 + i % 2);
+    d.cookie = 1000u + (uint32_t)i;
+    rh_post(R.w[1], 5, false, &d);
   }
   int mal = counters_drop(1, "malformed");
   uint32_t a0 = rh_done(R.w[0], 5, true), b0 = rh_done(R.w[0], 6, true);
@@ -679,25 +733,149 @@ static void t_dgram_two_senders(void) {
     dg_send(0, 6, 1, DG_R, src[1], LEN);
   }
   bool ok = wait_done(0, 5, true, a0 + N / 2) && wait_done(0, 6, true, b0 + N / 2);
-  run(NULL, NULL);
+  ok = ok && wait_done(1, 5, false, r0 + N);
   uint32_t got = rh_done(R.w[1], 5, false) - r0;
-  int bad = 0;
-  for (uint32_t i = 0; i < got; i++) {
+  int bad = 0, from[2] = {0, 0};
+  bool seen[N] = {false};
+  for (uint32_t i = 0; i < got && i < N; i++) {
     struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0 + i);
+    uint32_t b = rc.cookie - 1000u;
     int s = rc.done_imm == HOSTIF_DGRAM_DEST(0, DG_A) ? 0 : 1;
-    if (rc.status != HOSTIF_ST_DONE || rc.done_len != LEN ||
-        memcmp(hptr(dst[i]), hptr(src[s]), LEN) != 0)
+    if (b >= N || seen[b] || rc.status != HOSTIF_ST_DONE || rc.done_len != LEN ||
+        memcmp(hptr(dst[b]), hptr(src[s]), LEN) != 0) {
       bad++;
+      continue;
+    }
+    seen[b] = true;
+    from[s]++;
   }
-  int lost = counters_drop(1, "malformed") - mal;
-  CHECK(ok && got >= 1 && bad == 0 && got + (uint32_t)(lost > 0 ? 1 : 0) <= N,
-        "two senders: %u of %d arrived, %d wrong, %d fragments dropped", got, N, bad, lost);
-  CHECK(got == N || lost > 0, "datagrams lost without a count: %u of %d", got, N);
-  printf("two senders into one port: %u of %d datagrams arrived, %d fragments dropped\n", got,
-         N, lost);
-  /* the rest of the buffers, taken back */
-  for (uint32_t i = got; i < N; i++) dg_send(0, 5, 1, DG_R, src[0], 1);
-  wait_done(1, 5, false, r0 + N);
+  CHECK(ok && got == N && bad == 0 && from[0] == N / 2 && from[1] == N / 2 &&
+            counters_drop(1, "malformed") == mal,
+        "two senders: %u of %d arrived, %d wrong, %d/%d by sender, %d dropped", got, N, bad,
+        from[0], from[1], counters_drop(1, "malformed") - mal);
+}
+
+/* More datagrams begun than there are contexts: the stalest is evicted and counted, the others
+ * arrive; a context whose datagram stops is evicted once stale, and its buffer serves the next. */
+static void t_dgram_evict(void) {
+  hfree_all();
+  enum { LEN = 9000 };
+  static uint8_t msg[8192], payload[LEN];
+  fill(payload, LEN, 5);
+  uint64_t dst[FW_DG_NCTX + 1];
+  uint32_t r0 = rh_done(R.w[1], 5, false);
+  for (unsigned i = 0; i <= FW_DG_NCTX; i++) {   /* a buffer for every datagram begun */
+    dst[i] = halloc(1, 65536);
+    struct hostif_desc d = desc_split(HOSTIF_OP_RECV, dst[i], 65536, 1);
+    d.cookie = i;
+    rh_post(R.w[1], 5, false, &d);
+  }
+  int mal = counters_drop(1, "malformed");
+  /* first messages of FW_DG_NCTX + 1 datagrams from different ports, none finished */
+  for (unsigned k = 0; k <= FW_DG_NCTX; k++) {
+    struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .flags = FW_WIRE_F_FIRST, .src_node = 0,
+                            .dst_node = 1, .src_vi = 9, .dst_vi = 0, .len = 4008, .msg_len = LEN,
+                            .imm = k, .rdma_handle = (uint32_t)DG_R << 16 | (4600 + k)};
+    fw_wire_encode(msg, &h);
+    memcpy(msg + FW_WIRE_HDR_LEN, payload, 4008);
+    uint16_t t = (uint16_t)~fw_wire_csum(payload, 4008);
+    uint8_t *tr = msg + FW_WIRE_HDR_LEN + 4008;
+    tr[0] = (uint8_t)(t >> 8), tr[1] = (uint8_t)t, tr[2] = tr[3] = 0;
+    inject(msg, FW_WIRE_HDR_LEN + 4008 + FW_TRAILER, true);
+  }
+  run(NULL, NULL);
+  CHECK(counters_drop(1, "malformed") == mal + 1 && rh_done(R.w[1], 5, false) == r0,
+        "%u datagrams begun into %u contexts: %d evicted", FW_DG_NCTX + 1, FW_DG_NCTX,
+        counters_drop(1, "malformed") - mal);
+  /* long after: the stale ones go, and a whole datagram takes a buffer they held and arrives */
+  R.now += 2 * FW_RX_STALL_NS;
+  uint64_t src = halloc(0, LEN);
+  memcpy(hptr(src), payload, LEN);
+  dg_send(0, 5, 1, DG_R, src, LEN);
+  bool ok = wait_done(1, 5, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.cookie <= FW_DG_NCTX &&
+            memcmp(hptr(dst[rc.cookie % (FW_DG_NCTX + 1)]), payload, LEN) == 0 &&
+            counters_drop(1, "malformed") >= mal + 1 + (int)FW_DG_NCTX,
+        "after the stale contexts: status %u, evicted %d", rc.status,
+        counters_drop(1, "malformed") - mal);
+}
+
+/* The fabric's hook keeps the last datagram message with a tail that NIC 0 sends. */
+static struct { uint8_t cur[FW_MSGLEN], last[FW_MSGLEN]; size_t n, last_n; } CAP;
+
+static enum memfab_fault capture(void *ctx, uint16_t src, uint16_t dst, uint64_t index,
+                                 uint8_t *frame, size_t *len) {
+  (void)ctx, (void)dst, (void)index;
+  struct hw_link_hdr lh;
+  const uint8_t *p;
+  if (src != 0 || hw_link_parse(frame, *len, &lh, &p) != HW_LINK_OK) return MEMFAB_PASS;
+  if (CAP.n + lh.len <= sizeof CAP.cur) memcpy(CAP.cur + CAP.n, p, lh.len);
+  CAP.n += lh.len;
+  struct fw_wire_hdr h;
+  if ((lh.flags & HW_LINK_EOM) && CAP.n <= sizeof CAP.cur && fw_wire_decode(CAP.cur, &h) &&
+      fw_wire_tail_len(&h)) {
+    memcpy(CAP.last, CAP.cur, CAP.n);
+    CAP.last_n = CAP.n;
+  }
+  if (lh.flags & HW_LINK_EOM) CAP.n = 0;
+  return MEMFAB_PASS;
+}
+
+/* The IPv4 and UDP headers a datagram carries: captured on the link, every field and both
+ * checksums as an independent RFC 1071 computation over the sent bytes says. Then datagrams
+ * injected with a wrong UDP checksum (the message's trailer right) or a damaged IPv4 header:
+ * dropped and counted, and a right one delivered into the same buffer. */
+static void t_dgram_udp(void) {
+  hfree_all();
+  enum { N = 9001 };
+  uint64_t src = halloc(0, N), dst = halloc(1, 65536);
+  fill(hptr(src), N, 51);
+  memset(&CAP, 0, sizeof CAP);
+  memfab_set_fault(R.fab, capture, NULL);
+  uint32_t r0 = rh_done(R.w[1], 5, false);
+  dg_recv(1, 5, dst, 65536);
+  dg_send(0, 5, 1, DG_R, src, N);
+  bool ok = wait_done(1, 5, false, r0 + 1);
+  memfab_set_fault(R.fab, NULL, NULL);
+  CHECK(ok && rh_slot(R.w[1], 5, false, r0).status == HOSTIF_ST_DONE &&
+            memcmp(hptr(src), hptr(dst), N) == 0,
+        "datagram with its UDP/IP headers: %u", rh_slot(R.w[1], 5, false, r0).status);
+  struct fw_wire_hdr h;
+  bool got = CAP.last_n > FW_WIRE_HDR_LEN && fw_wire_decode(CAP.last, &h);
+  CHECK(got && h.msg_len == N && h.msg_off % 8 == 0 &&
+            CAP.last_n == FW_WIRE_HDR_LEN + h.len + FW_TRAILER + FW_WIRE_UDP_LEN,
+        "last message of the datagram captured: %zu bytes", CAP.last_n);
+  if (!got) return;
+  const uint8_t *t = CAP.last + FW_WIRE_HDR_LEN + h.len + FW_TRAILER;
+  uint8_t want[FW_WIRE_UDP_LEN];
+  make_tail(want, 0x0a000001, 0x0a000002, (uint16_t)h.imm, DG_A, DG_R, hptr(src), N);
+  const uint8_t *ip[] = {t};
+  size_t iplen[] = {20};
+  CHECK(memcmp(t, want, FW_WIRE_UDP_LEN) == 0 && rfc1071(ip, iplen, 1) == 0,
+        "IPv4/UDP headers differ from RFC 791/768/1071: udp checksum %02x%02x, want %02x%02x",
+        t[26], t[27], want[26], want[27]);
+
+  static uint8_t msg[8192], payload[3001];
+  fill(payload, sizeof payload, 13);
+  int sum = counters_drop(1, "checksum"), mal = counters_drop(1, "malformed");
+  memset(hptr(dst), 0, 65536);
+  r0 = rh_done(R.w[1], 5, false);
+  dg_recv(1, 5, dst, 65536);
+  inject(msg, make_dgram(msg, DG_R, 4445, payload, sizeof payload, DG_BAD_UDP), true);
+  inject(msg, make_dgram(msg, DG_R, 4445, payload, sizeof payload, DG_BAD_IP), true);
+  run(NULL, NULL);
+  CHECK(counters_drop(1, "checksum") == sum + 1 && counters_drop(1, "malformed") == mal + 1 &&
+            rh_done(R.w[1], 5, false) == r0,
+        "bad UDP checksum / IPv4 header: checksum drops %d, malformed %d, completed %u",
+        counters_drop(1, "checksum") - sum, counters_drop(1, "malformed") - mal,
+        rh_done(R.w[1], 5, false) - r0);
+  inject(msg, make_dgram(msg, DG_R, 4445, payload, sizeof payload, DG_OK), true);
+  ok = wait_done(1, 5, false, r0 + 1);
+  struct hostif_desc rc = rh_slot(R.w[1], 5, false, r0);
+  CHECK(ok && rc.status == HOSTIF_ST_DONE && rc.done_len == sizeof payload &&
+            memcmp(hptr(dst), payload, sizeof payload) == 0,
+        "right datagram after the bad ones: status %u len %u", rc.status, rc.done_len);
 }
 
 static void t_dgram(void) {
@@ -706,7 +884,9 @@ static void t_dgram(void) {
   dg_bind(1, 5, DG_R);
   t_dgram_sizes();
   t_dgram_drops();
+  t_dgram_udp();
   t_dgram_two_senders();
+  t_dgram_evict();
 }
 
 /* The dispatcher: a doorbell that names no VI and no mailbox is counted and loses nothing;

@@ -92,6 +92,41 @@ static void trailer_against_the_engine(void **state) {
   assert_int_equal(fw_wire_csum_add(0x8000, 0x8000), 1);
 }
 
+/* The datagram tail of a 301-byte payload (bytes i*7+3) from 10.0.0.1:5000 to 10.0.0.2:7000,
+ * IPv4 identification 9: the bytes an independent RFC 791/768/1071 computation gives
+ * (tests/fuzz/corpus/fuzz_wire/3b0fcf41..., made by a Python script); summed in two pieces
+ * split at an odd offset, as two messages' DMA sums would be. */
+static void udp_tail_against_rfc(void **state) {
+  (void)state;
+  static const uint8_t want[FW_WIRE_UDP_LEN] = {
+      0x45, 0x00, 0x01, 0x49, 0x00, 0x09, 0x40, 0x00, 0x40, 0x11, 0x25, 0x99, 0x0a, 0x00,
+      0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0x13, 0x88, 0x1b, 0x58, 0x01, 0x35, 0x56, 0x59};
+  uint8_t payload[301], t[FW_WIRE_UDP_LEN];
+  for (unsigned i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)(i * 7 + 3);
+  uint16_t sum = fw_wire_csum_at(fw_wire_csum(payload, 101), fw_wire_csum(payload + 101, 200), 101);
+  struct fw_wire_udp u = {.src_ip = 0x0a000001, .dst_ip = 0x0a000002, .id = 9, .sport = 5000,
+                          .dport = 7000, .len = sizeof payload};
+  fw_wire_udp_put(t, &u, sum);
+  assert_memory_equal(t, want, sizeof want);
+  struct fw_wire_udp g;
+  assert_true(fw_wire_udp_get(t, &g));
+  assert_true(g.len == 301 && g.sport == 5000 && g.dport == 7000 && g.id == 9 && g.csum == 0x5659);
+  assert_true(fw_wire_udp_ok(&g, sum));
+  payload[200] ^= 0x10;
+  assert_false(fw_wire_udp_ok(&g, fw_wire_csum(payload, sizeof payload)));
+  t[8] = 63;   /* TTL changed: the IPv4 header checksum fails */
+  assert_false(fw_wire_udp_get(t, &g));
+  t[8] = 64;
+  t[6] = 0x20;   /* an IPv4 fragment (MF) is not E-UDP's */
+  assert_false(fw_wire_udp_get(t, &g));
+  struct fw_wire_hdr h = {.type = FW_WIRE_DATA, .dst_vi = 0, .flags = FW_WIRE_F_LAST};
+  assert_int_equal(fw_wire_tail_len(&h), FW_WIRE_UDP_LEN);
+  h.flags = FW_WIRE_F_FIRST;
+  assert_int_equal(fw_wire_tail_len(&h), 0);
+  h.flags = FW_WIRE_F_LAST, h.dst_vi = 3;
+  assert_int_equal(fw_wire_tail_len(&h), 0);
+}
+
 static void panic_view_round_trip(void **state) {
   (void)state;
   const struct fw_wire_panic ks[] = {
@@ -130,6 +165,7 @@ int main(void) {
       cmocka_unit_test(header_round_trip),
       cmocka_unit_test(header_rejects),
       cmocka_unit_test(trailer_against_the_engine),
+      cmocka_unit_test(udp_tail_against_rfc),
       cmocka_unit_test(panic_view_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
