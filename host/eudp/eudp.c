@@ -128,13 +128,16 @@ static void tx_reap(struct eudp *e) {
   }
 }
 
+/* Deadlines count in the process's time (lnic_vt_now_ns): virtual under nicd --timing, where
+ * each wait's slice ends in virtual time; a real-time deadline would let a timeout run on for
+ * as many virtual slices as fit in it. */
 int eudp_flush(struct eudp *e, int64_t timeout_ns) {
-  uint64_t end = lnic_now_ns() + (uint64_t)timeout_ns;
+  uint64_t end = lnic_vt_now_ns() + (uint64_t)timeout_ns;
   lnic_lock(e->dev);
   tx_reap(e);
   while (e->tx_next != e->tx_done) {
     lnic_unlock(e->dev);
-    if (lnic_now_ns() >= end) return -ETIMEDOUT;
+    if (lnic_vt_now_ns() >= end) return -ETIMEDOUT;
     if (lnic_wait(e->dev, HOSTIF_SIG_VI(e->vi->idx), 1000 * 1000) == -EPIPE) return -EPIPE;
     lnic_lock(e->dev);
     tx_reap(e);
@@ -211,7 +214,7 @@ static int rx_take(struct eudp *e, void *buf, size_t cap, size_t *full, uint16_t
 ssize_t eudp_recvfrom(struct eudp *e, void *buf, size_t cap, size_t *full, uint16_t *node,
                       uint16_t *port, int64_t timeout_ns) {
   if (!e || (cap && !buf)) return -EINVAL;
-  uint64_t end = timeout_ns > 0 ? lnic_now_ns() + (uint64_t)timeout_ns : 0;
+  uint64_t end = timeout_ns > 0 ? lnic_vt_now_ns() + (uint64_t)timeout_ns : 0;
   for (;;) {
     size_t got = 0;
     lnic_lock(e->dev);
@@ -222,7 +225,7 @@ ssize_t eudp_recvfrom(struct eudp *e, void *buf, size_t cap, size_t *full, uint1
     if (timeout_ns == 0) return -EAGAIN;
     int64_t slice = 10 * 1000 * 1000;
     if (timeout_ns > 0) {
-      uint64_t now = lnic_now_ns();
+      uint64_t now = lnic_vt_now_ns();
       if (now >= end) return -EAGAIN;
       if ((int64_t)(end - now) < slice) slice = (int64_t)(end - now);
     }

@@ -36,24 +36,10 @@ int spine_send(struct spine_ep *e, uint16_t node, const void *pkt, size_t len) {
   return eudp_sendto(e->u, node, SPINE_IP_PORT, pkt, len);
 }
 
-/* The deadline counts in the process's time: virtual in nicd's timing mode (lnic_vt_now_ns),
- * where a wait's slice ends in virtual time; a deadline in real time would let a timeout run
- * on for as many virtual slices as fit in it. */
 ssize_t spine_recvfrom(struct spine_ep *e, void *buf, size_t cap, uint16_t *node,
                        int64_t timeout_ns) {
   if (!e) return -EINVAL;
-  uint64_t end = timeout_ns > 0 ? lnic_vt_now_ns() + (uint64_t)timeout_ns : 0;
-  for (;;) {
-    ssize_t r = eudp_recvfrom(e->u, buf, cap, NULL, node, NULL, 0);
-    if (r != -EAGAIN || timeout_ns == 0) return r;
-    int64_t slice = 10 * 1000 * 1000;
-    if (timeout_ns > 0) {
-      uint64_t now = lnic_vt_now_ns();
-      if (now >= end) return -EAGAIN;
-      if ((int64_t)(end - now) < slice) slice = (int64_t)(end - now);
-    }
-    if (lnic_wait(e->dev, HOSTIF_SIG_VI(eudp_vi(e->u)), slice) == -EPIPE) return -EPIPE;
-  }
+  return eudp_recvfrom(e->u, buf, cap, NULL, node, NULL, timeout_ns);
 }
 
 ssize_t spine_recv(struct spine_ep *e, void *buf, size_t cap, int64_t timeout_ns) {
