@@ -54,6 +54,8 @@ static void usage(FILE *f) {
           "      --trace FILE    with --timing: each engine's and processor's busy intervals\n"
           "                      (NODE ENGINE START_NS END_NS per line; scripts/timeline.sh)\n"
           "      --lanai-trace N with --lanai: every instruction of NIC N into DIR/lanaiN.trace\n"
+          "      --cpus N        firmware processors per NIC, 1 (default) or 2 (as the Tigon's:\n"
+          "                      the send side on processor 0, the receive side on 1)\n"
           "      --run DIR       run directory (default $VERINIC_RUN or /tmp/verinic-<uid>)\n"
           "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
           "      --hosts PATH    name service file (default $VERINIC_HOSTS or DIR/hosts)\n"
@@ -121,6 +123,7 @@ int main(int argc, char **argv) {
       {"dup", required_argument, 0, '2'},   {"reorder", required_argument, 0, '3'},
       {"corrupt", required_argument, 0, '4'}, {"seed", required_argument, 0, '5'},
       {"timing", required_argument, 0, 't'}, {"trace", required_argument, 0, 'x'},
+      {"cpus", required_argument, 0, 'P'},
       {0, 0, 0, 0}};
   const char *cluster_file = NULL, *profile_file = NULL, *trace_file = NULL;
   bool n_given = false, faults_given = false;
@@ -129,6 +132,7 @@ int main(int argc, char **argv) {
   struct udpfault_cfg faults = {.seed = 1};
   int o;
   D.cm_idle_ms = 10000;
+  D.cpus = 1;
   while ((o = getopt_long(argc, argv, "n:vh", opts, NULL)) != -1) {
     switch (o) {
     case 'n': {
@@ -192,6 +196,12 @@ int main(int argc, char **argv) {
     case 'L': image = optarg; break;
     case 't': profile_file = optarg; break;
     case 'x': trace_file = optarg; break;
+    case 'P': {
+      long long v = number_arg("--cpus", optarg, 1, 2);
+      if (v < 0) return 2;
+      D.cpus = (unsigned)v;
+      break;
+    }
     case 'W': watchdog_ms = strtol(optarg, NULL, 10); break;
     case 'T': trace_nic = strtol(optarg, NULL, 10); break;
     case 'h': usage(stdout); return 0;
@@ -212,6 +222,7 @@ int main(int argc, char **argv) {
                        : profile_file && !image          ? "--timing: needs --lanai (the firmware's time is its cycles)"
                        : profile_file && (fast || D.udp) ? "--timing: not with --fast or --udp"
                        : trace_file && !profile_file     ? "--trace: needs --timing"
+                       : D.cpus == 2 && image            ? "--cpus 2: with the native firmware only"
                                                         : NULL;
   if (misuse) {
     fprintf(stderr, "nicd: %s\n", misuse);
@@ -374,6 +385,8 @@ int main(int argc, char **argv) {
     } else if (fw_init(&D.fw[i], &D.bd[i], &fc) != 0) {
       fprintf(stderr, "nicd: NIC %u: SRAM too small for the firmware\n", i);
       return 1;
+    } else if (D.cpus == 2) {
+      nicd_cpus2_start(&D, i);
     }
   }
   if (!D.udp && hosts_write_default(D.hosts_path, n) != 0)
@@ -404,8 +417,9 @@ int main(int argc, char **argv) {
            (unsigned)udpfab_port(D.fab), D.clu.npeers, D.sock_path, D.hosts_path,
            image ? image : "native");
   } else {
-    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s\n", n, prefix, n - 1,
+    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s%s\n", n, prefix, n - 1,
            D.sock_path, D.hosts_path, image ? image : "native",
+           D.cpus == 2 ? " on 2 processors" : "",
            D.timing ? ", timing mode: " : "", D.timing ? prof.name : "");
   }
   fflush(stdout);

@@ -106,6 +106,8 @@ struct nicd {
   uint64_t nic_hz, wake_ns;     /* --timing: the profile's processor clock, host wake-up */
   void *vt_trace;               /* --trace: FILE * of the engines' busy intervals */
   struct lanai_nic cpu[NICD_MAX_NICS];
+  unsigned cpus;                /* --cpus: firmware processors per NIC (1 or 2) */
+  struct fw_board bd1[NICD_MAX_NICS];  /* --cpus 2, native: processor 1's view of each NIC */
   uint64_t t0;
   int verbose;
   unsigned cm_idle_ms;     /* connection manager: a silent client is closed after this */
@@ -139,6 +141,11 @@ void udpwake_stop(void);
 /* loop.c: runs the firmware of every NIC until nicd_stop; sleeps on the NICs' doorbell
  * futexes when nothing is due soon. */
 void nicd_loop(struct nicd *d);
+
+/* cpus2.c: --cpus 2 with the native firmware: NIC i gets its second processor (the routing of
+ * firmware/nic/fw_cpus.h) after fw_init; a pass runs processor 0's then processor 1's. */
+void nicd_cpus2_start(struct nicd *d, unsigned i);
+bool nicd_cpus2_pass(struct nicd *d, unsigned i);
 
 /* vtime.c: the firmware loop of timing mode (--timing): a discrete-event simulation in
  * virtual time of the NICs, their processors and the host processes (window.h, struct

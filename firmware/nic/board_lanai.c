@@ -135,3 +135,12 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
   return v == FWB_REGION_OK ? FWB_REGION_OK : v == FWB_REGION_PTAG ? FWB_REGION_PTAG
                              : v == FWB_REGION_ACCESS ? FWB_REGION_ACCESS : FWB_REGION_OUTSIDE;
 }
+
+unsigned fwb_cpu(struct fw_board *b) { (void)b; return *reg(FWB_R_CPU_ID); }
+void fwb_lock(struct fw_board *b) {
+  (void)b;
+  while (!*reg(FWB_R_SEM)) {}
+}
+void fwb_unlock(struct fw_board *b) { (void)b; *reg(FWB_R_SEM) = 0; }
+void fwb_kick(struct fw_board *b) { (void)b; *reg(FWB_R_KICK) = 1; }
+bool fwb_kicked(struct fw_board *b) { (void)b; return *reg(FWB_R_KICK) != 0; }

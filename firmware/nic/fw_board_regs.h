@@ -32,6 +32,7 @@ enum fwb_reg {
   FWB_R_HDMA_BUSY_HI = 0x2c,
   FWB_R_SEND_BUSY_LO = 0x30, /* read: send engine busy time in ns (LO first latches HI) */
   FWB_R_SEND_BUSY_HI = 0x34,
+  FWB_R_CPU_ID = 0x38,     /* read: this processor's number (0, or 1 on a two-processor card) */
   FWB_R_RESULT = 0x3c,     /* read: the result of the last command written (HDMA START,
                               SEND GO, RECV ARM/ABORT, TIMER): 0 or a negative error */
   /* host DMA: 4 channels of 16 bytes */
@@ -58,6 +59,11 @@ enum fwb_reg {
   FWB_R_REGION_PTAG = 0xcc,
   FWB_R_REGION_ACCESS = 0xd0, /* write: FWB_ACC_READ / WRITE: runs the check */
   FWB_R_REGION_VERDICT = 0xd4, /* read: enum fwb_region_verdict of the last check */
+  /* two processors: each has its own page at the same addresses (its events, mask, CPU_ID) */
+  FWB_R_SEM = 0xd8,        /* read: 1 if this processor now holds the firmware semaphore, 0 if
+                              the other does; write: gives it back */
+  FWB_R_KICK = 0xdc,       /* read: this processor's doorbell from the other (and lowers it);
+                              write: raises the other's */
 };
 
 #define FWB_HDMA_CH_STRIDE 16u

@@ -152,11 +152,7 @@ static void run_class(struct fw *fw, unsigned c) {
   }
 }
 
-/*@ requires fw_ok(fw);
-    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1], fwb_isr_cleared;
-    ensures fw_ok(fw) && fw_same{Old, Here}(fw);
-    ensures fwb_isr_cleared == (\old(fwb_isr_cleared) | ev); */
-static void handle(struct fw *fw, uint32_t ev) {
+void fw_dispatch_events(struct fw *fw, uint32_t ev) {
   count_bits(fw, ev);
   fwb_isr_clear(fw->board, ev);
   /*@ loop invariant 0 <= c <= FW_ISR_NCLASS && fw_ok(fw) && fw_same{Pre, Here}(fw);
@@ -167,9 +163,7 @@ static void handle(struct fw *fw, uint32_t ev) {
     if (ev & fw_isr_class_bits[c]) run_class(fw, c);
 }
 
-/*@ requires fw_ok(fw);
-    assigns *fw_counters(fw->sram); */
-static void publish_counters(struct fw *fw) {
+void fw_dispatch_publish(struct fw *fw) {
   volatile struct hostif_counters *c = fw_ctr(fw);
   /*@ loop invariant 0 <= e <= datapath_NEVENTS;
       loop assigns e, c->events[0 .. datapath_NEVENTS - 1];
@@ -211,7 +205,7 @@ bool fw_dispatch_poll(struct fw *fw) {
     bool any = false;
     uint32_t ev = fwb_events(fw->board);
     if (ev) {
-      handle(fw, ev);
+      fw_dispatch_events(fw, ev);
       any = true;
     }
     uint32_t queued = fw->tx_head;
@@ -224,7 +218,7 @@ bool fw_dispatch_poll(struct fw *fw) {
     if (!any) break;
     did = true;
   }
-  if (did) publish_counters(fw);
+  if (did) fw_dispatch_publish(fw);
   /* What follows, until an event is handled, is polling with nothing to do. The machines'
    * work after an event is charged to that event's class (the last one handled). */
   fwb_class(fw->board, FWB_CLASS_IDLE);

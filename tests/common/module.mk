@@ -28,3 +28,21 @@ $(call on_lanai_name,$(1)): tests/common/module.mk
 	chmod +x $$@
 endef
 $(foreach t,$(ON_LANAI_SUITES),$(eval $(call on_lanai_rule,$(t))))
+
+# --- end-to-end suites on two firmware processors per NIC -----------------------------------
+# build/tests/on-cpus2/<suite>.cpus2.sh runs the suite with VERINIC_CPUS=2: its nicd runs
+# every NIC's firmware on two processors (nicd --cpus 2, firmware/nic/fw_cpus.h).
+ON_CPUS2_SUITES := $(B)/tests/vipl/test_vipl_e2e $(B)/tests/vipl/test_vipl_reliable \
+                   $(B)/tests/vipl/test_vipl_rdma tests/sovia_lib/echo.sh
+on_cpus2_name = $(B)/tests/on-cpus2/$(notdir $(basename $(1))).cpus2.sh
+ON_CPUS2 := $(foreach t,$(ON_CPUS2_SUITES),$(call on_cpus2_name,$(t)))
+TEST_BINS += $(ON_CPUS2)
+TESTS     += $(ON_CPUS2)
+
+define on_cpus2_rule
+$(call on_cpus2_name,$(1)): tests/common/module.mk
+	@mkdir -p $$(dir $$@)
+	printf '#!/bin/sh\n# %s on two firmware processors (tests/common/module.mk)\nVERINIC_CPUS=2 exec %s "$$$$@"\n' '$(1)' '$(1)' >$$@
+	chmod +x $$@
+endef
+$(foreach t,$(ON_CPUS2_SUITES),$(eval $(call on_cpus2_rule,$(t))))
