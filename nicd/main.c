@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "fw_cpus.h"
 #include "fw_init.h"
+#include "../hw/cpus.h"
 #include "../hw/lanai/iss.h"
 #include "../hw/profile.h"
 #include "naming.h"
@@ -132,7 +134,6 @@ int main(int argc, char **argv) {
   struct udpfault_cfg faults = {.seed = 1};
   int o;
   D.cm_idle_ms = 10000;
-  D.cpus = 1;
   while ((o = getopt_long(argc, argv, "n:vh", opts, NULL)) != -1) {
     switch (o) {
     case 'n': {
@@ -222,7 +223,6 @@ int main(int argc, char **argv) {
                        : profile_file && !image          ? "--timing: needs --lanai (the firmware's time is its cycles)"
                        : profile_file && (fast || D.udp) ? "--timing: not with --fast or --udp"
                        : trace_file && !profile_file     ? "--trace: needs --timing"
-                       : D.cpus == 2 && image            ? "--cpus 2: with the native firmware only"
                                                         : NULL;
   if (misuse) {
     fprintf(stderr, "nicd: %s\n", misuse);
@@ -236,6 +236,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     D.timing = true;
+    if (!D.cpus) D.cpus = (unsigned)prof.processors;   /* --cpus overrides the profile */
     D.nic_hz = prof.nic_hz;
     D.wake_ns = prof.host_wake_ns;
     if (trace_file && !(D.vt_trace = fopen(trace_file, "w"))) {
@@ -243,6 +244,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (!D.cpus) D.cpus = 1;
   struct iss_image img = {0};
   if (image) {
     char err[256];
@@ -364,8 +366,15 @@ int main(int argc, char **argv) {
     D.bd[i].nic = D.nic[i];
     struct fw_config fc = {.fine_mode = !coarse};
     if (D.lanai) {
+      if (D.cpus == 2) nic_cpus_set(D.nic[i], 2, FW_CPU1_ISR);   /* before the image runs */
       if (lanai_boot(&D.cpu[i], D.nic[i], &img, (uint64_t)watchdog_ms * 1000000ull) != 0) {
         fprintf(stderr, "nicd: NIC %u: cannot boot %s (out of memory, or larger than SRAM)\n",
+                i, image);
+        return 1;
+      }
+      if (D.cpus == 2 &&
+          lanai_boot_cpu1(&D.cpu1[i], D.nic[i], image, (uint64_t)watchdog_ms * 1000000ull) != 0) {
+        fprintf(stderr, "nicd: NIC %u: --cpus 2: no _start1 in %s's map (or out of memory)\n",
                 i, image);
         return 1;
       }
@@ -430,6 +439,7 @@ int main(int argc, char **argv) {
   udpwake_stop();
   for (unsigned i = 0; i < n; i++) {
     if (D.lanai) lanai_free(&D.cpu[i]);
+    if (D.lanai && D.cpus == 2) lanai_free(&D.cpu1[i]);
     nic_destroy(D.nic[i]);
   }
   iss_image_free(&img);

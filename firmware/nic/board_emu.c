@@ -101,6 +101,7 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
 }
 
 unsigned fwb_cpu(struct fw_board *b) { return b->cpu; }
+unsigned fwb_ncpus(struct fw_board *b) { return (unsigned)nic_cpus(b->nic); }
 
 /* nicd runs one processor's pass at a time, so the semaphore is always free here; the spin is
  * what a card's processor does. */

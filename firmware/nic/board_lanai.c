@@ -137,6 +137,7 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
 }
 
 unsigned fwb_cpu(struct fw_board *b) { (void)b; return *reg(FWB_R_CPU_ID); }
+unsigned fwb_ncpus(struct fw_board *b) { (void)b; return *reg(FWB_R_NCPUS); }
 void fwb_lock(struct fw_board *b) {
   (void)b;
   while (!*reg(FWB_R_SEM)) {}

@@ -64,6 +64,7 @@ enum fwb_reg {
                               the other does; write: gives it back */
   FWB_R_KICK = 0xdc,       /* read: this processor's doorbell from the other (and lowers it);
                               write: raises the other's */
+  FWB_R_NCPUS = 0xe0,      /* read: the card's processors (1, or 2) */
 };
 
 #define FWB_HDMA_CH_STRIDE 16u

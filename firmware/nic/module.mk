@@ -31,7 +31,10 @@ $(FWNIC_LIB_SAN): $(FWNIC_SAN_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # The LANai image: this firmware replaces the cross-build's demo main.
-FWNIC_LANAI   := $(FWNIC_CORE) firmware/nic/board_lanai.c firmware/nic/lanai_main.c
+FWNIC_LANAI   := $(FWNIC_CORE) firmware/nic/board_lanai.c firmware/nic/lanai_main.c firmware/nic/lanai_cpu1.S
+# Two stacks of 16 KiB at the top of the budget: processor 0's (crt0), then processor 1's
+# (lanai_cpu1.S) on a two-processor card.
+LANAI_STACK   := 0x8000
 LANAI_SRCS    := $(filter-out firmware/lanai/demo_main.c,$(LANAI_SRCS)) $(FWNIC_LANAI) $(FWNIC_GEN_C)
 LANAI_INCLUDES += $(FWNIC_INC)
 $(patsubst %.c,$(B)/lanai/obj/%.o,$(FWNIC_LANAI) $(FWNIC_GEN_C)): $(FWNIC_STAMPS)
