@@ -51,7 +51,7 @@ demo: deps-check $(BINS)
 bench:
 	@mkdir -p $(B)/bench && rm -f $(B)/bench/summary.txt
 	@$(MAKE) --no-print-directory VERINIC_BENCH_SUMMARY=$(abspath $(B)/bench/summary.txt) \
-	  bench-vm bench-vipl bench-sovia bench-panic bench-cluster bench-paper
+	  bench-vm bench-vipl bench-sovia bench-panic bench-cluster bench-paper bench-tigon
 	@bench/summary.sh $(B)/bench/summary.txt
 
 # Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.
