@@ -3,20 +3,11 @@
  * 16 KiB below processor 0's (the image reserves both: LANAI_STACK, firmware/nic/module.mk);
  * .bss is processor 0's to clear. Calls main_cpu1 (lanai_main.c) and parks if it returns. */
 
+#include "../lanai/lanai_entry.inc"
+
 	.text
-	.globl	_start1
-	.type	_start1,@function
-	.p2align 2
-_start1:
-	mov	hi(__stack_top), %sp
-	or	%sp, lo(__stack_top), %sp
+	LANAI_ENTRY _start1
 	sub	%sp, 0x4000, %sp
 	mov	%sp, %fp
-	add	%pc, 0x10, %rca
-	st	%rca, [--%sp]
-	bt	main_cpu1
-	nop
-.Lhalt1:
-	bt	.Lhalt1
-	nop
+	LANAI_CALL_AND_PARK main_cpu1
 	.size	_start1, .-_start1
