@@ -60,11 +60,11 @@ enum fwb_reg {
   FWB_R_REGION_ACCESS = 0xd0, /* write: FWB_ACC_READ / WRITE: runs the check */
   FWB_R_REGION_VERDICT = 0xd4, /* read: enum fwb_region_verdict of the last check */
   /* two processors: each has its own page at the same addresses (its events, mask, CPU_ID) */
-  FWB_R_SEM = 0xd8,        /* read: 1 if this processor now holds the firmware semaphore, 0 if
+  FWB_R_SEM = 0x100,       /* read: 1 if this processor now holds the firmware semaphore, 0 if
                               the other does; write: gives it back */
-  FWB_R_KICK = 0xdc,       /* read: this processor's doorbell from the other (and lowers it);
+  FWB_R_KICK = 0x104,      /* read: this processor's doorbell from the other (and lowers it);
                               write: raises the other's */
-  FWB_R_NCPUS = 0xe0,      /* read: the card's processors (1, or 2) */
+  FWB_R_NCPUS = 0x108,     /* read: the card's processors (1, or 2) */
 };
 
 #define FWB_HDMA_CH_STRIDE 16u

@@ -64,7 +64,7 @@ bool fw_cpus_poll(struct fw *fw, struct fw_board *b, unsigned cpu) {
     fw->board = b;
     fw->cpu_passes[cpu]++;
     bool any = work(fw, cpu, ev);
-    if (any) fw_dispatch_publish(fw);
+    if (!any && did) fw_dispatch_publish(fw);   /* a productive poll's last round: once */
     fwb_unlock(b);
     if (!any) break;
     again = did = true;
