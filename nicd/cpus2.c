@@ -9,6 +9,7 @@
 void nicd_cpus2_start(struct nicd *d, unsigned i) {
   nic_cpus_set(d->nic[i], 2, FW_CPU1_ISR);
   d->bd1[i] = (struct fw_board){.nic = d->nic[i], .cpu = 1};
+  fw_cpus_start(&d->fw[i], &d->bd[i], 0);
   fw_cpus_start(&d->fw[i], &d->bd1[i], 1);
 }
 

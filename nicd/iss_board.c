@@ -178,6 +178,9 @@ static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
 }
 
 void iss_board_init(struct iss_board *b, struct nic *nic, struct iss_bus *bus) {
-  *b = (struct iss_board){.nic = nic, .cls = FWB_CLASS_IDLE};
+  /* Not IDLE: a processor yields when it finds no event while idle, and booting it must first
+   * finish the dispatcher pass that runs its machines' first steps (RECV arms the receive
+   * engine there); in timing mode it would otherwise sleep until an event that never comes. */
+  *b = (struct iss_board){.nic = nic, .cls = FWB_CLASS_OTHER};
   *bus = (struct iss_bus){.ctx = b, .read = bus_read, .write = bus_write};
 }

@@ -17,9 +17,12 @@
 
 _Static_assert((FW_CPU1_ISR & ~FW_ISR_UNMASKED) == 0, "processor 1 handles what fw_init unmasks");
 
+/* Each start rings the other processor's doorbell, so that each runs a first pass whatever
+ * happens: its machines' first steps (RECV arms the receive engine there). */
 void fw_cpus_start(struct fw *fw, struct fw_board *b, unsigned cpu) {
   (void)fw;
   if (cpu == 1) fwb_imr_set(b, FW_ISR_UNMASKED & FW_CPU1_ISR);
+  fwb_kick(b);
 }
 
 static unsigned popcount(uint32_t v) {

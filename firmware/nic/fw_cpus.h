@@ -15,8 +15,9 @@
   (FWB_ISR_HEAD | FWB_ISR_RECV | FWB_ISR_BUFF | FWB_ISR_WAKE(FW_CH_RDMA) |                     \
    FWB_ISR_TIMER(FW_TIMER_RX))
 
-/* Processor cpu's side of fw_init (which processor 0 runs first): processor 1 unmasks its
- * events on its board. */
+/* Processor cpu's side of fw_init (which processor 0 runs first), before its first poll:
+ * processor 1 unmasks its events on its board; each rings the other's doorbell, so that both
+ * run a first pass. */
 void fw_cpus_start(struct fw *fw, struct fw_board *b, unsigned cpu);
 /* One pass of processor cpu on board b: while it has events, the other processor rang its
  * doorbell or the last round did something, it takes the firmware semaphore, handles its
