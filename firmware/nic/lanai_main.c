@@ -27,6 +27,7 @@ int main(void) {
   struct fw_config cfg = {.fine_mode = fw_lanai_fine_mode != 0};
   if (fw_init(&fw_state, board, &cfg) != 0) return 1;
   if (fwb_ncpus(board) == 2) {
+    fw_cpus_start(&fw_state, board, 0);
     fw_lanai_boot = FW_LANAI_UP;
     for (;;) (void)fw_cpus_poll(&fw_state, board, 0);
   }

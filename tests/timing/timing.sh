@@ -40,11 +40,11 @@ check "timeline script" bash -c "scripts/timeline.sh '$work/trace' '$work/t.png'
 # bench-tigon's bidirectional streams run (a smoke of make bench-tigon), and the trace has a
 # lane for each processor.
 TIG=hw/profiles/tigon-88mhz-gige-pci64.prof
-steady() { VERINIC_CPUS=2 $BP det "$TIG" 2>&1 | grep '^latency' | sed 's/.*; //'; }
+steady() { VERINIC_CPUS=2 timeout 300 $BP det "$TIG" 2>&1 | grep '^latency' | sed 's/.*; //'; }
 d1=$(steady) || true
 d2=$(steady) || true
 check "two processors: deterministic: '$d1' vs '$d2'" test -n "$d1" -a "$d1" = "$d2"
-t1=$(VERINIC_TIMING_TRACE="$work/trace2" $BP tigon "$TIG" "$work/t1.dat" 4 2>&1 | grep ' B |') || true
+t1=$(VERINIC_TIMING_TRACE="$work/trace2" timeout 300 $BP tigon "$TIG" "$work/t1.dat" 4 2>&1 | grep ' B |') || true
 check "two processors: bench-tigon smoke: '$t1'" test "$(printf '%s\n' "$t1" | grep -c ' B |')" -eq 2
 check "two processors: trace lanes cpu and cpu1" \
   bash -c "grep -q '^0 cpu [0-9]* [0-9]*$' '$work/trace2' && grep -q '^1 cpu1 [0-9]* [0-9]*$' '$work/trace2'"
