@@ -152,7 +152,11 @@ static void run_class(struct fw *fw, unsigned c) {
   }
 }
 
-void fw_dispatch_events(struct fw *fw, uint32_t ev) {
+/*@ requires fw_ok(fw);
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1], fwb_isr_cleared;
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw);
+    ensures fwb_isr_cleared == (\old(fwb_isr_cleared) | ev); */
+static void handle(struct fw *fw, uint32_t ev) {
   count_bits(fw, ev);
   fwb_isr_clear(fw->board, ev);
   /*@ loop invariant 0 <= c <= FW_ISR_NCLASS && fw_ok(fw) && fw_same{Pre, Here}(fw);
@@ -163,7 +167,9 @@ void fw_dispatch_events(struct fw *fw, uint32_t ev) {
     if (ev & fw_isr_class_bits[c]) run_class(fw, c);
 }
 
-void fw_dispatch_publish(struct fw *fw) {
+/*@ requires fw_ok(fw);
+    assigns *fw_counters(fw->sram); */
+static void publish_counters(struct fw *fw) {
   volatile struct hostif_counters *c = fw_ctr(fw);
   /*@ loop invariant 0 <= e <= datapath_NEVENTS;
       loop assigns e, c->events[0 .. datapath_NEVENTS - 1];
@@ -196,6 +202,10 @@ static bool run_machines(struct fw *fw) {
   return r;
 }
 
+/* The parts for the two-processor firmware (fw_cpus.c); the loop below keeps its own calls. */
+void fw_dispatch_events(struct fw *fw, uint32_t ev) { handle(fw, ev); }
+void fw_dispatch_publish(struct fw *fw) { publish_counters(fw); }
+
 bool fw_dispatch_poll(struct fw *fw) {
   bool did = false;
   /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
@@ -205,7 +215,7 @@ bool fw_dispatch_poll(struct fw *fw) {
     bool any = false;
     uint32_t ev = fwb_events(fw->board);
     if (ev) {
-      fw_dispatch_events(fw, ev);
+      handle(fw, ev);
       any = true;
     }
     uint32_t queued = fw->tx_head;
@@ -218,7 +228,7 @@ bool fw_dispatch_poll(struct fw *fw) {
     if (!any) break;
     did = true;
   }
-  if (did) fw_dispatch_publish(fw);
+  if (did) publish_counters(fw);
   /* What follows, until an event is handled, is polling with nothing to do. The machines'
    * work after an event is charged to that event's class (the last one handled). */
   fwb_class(fw->board, FWB_CLASS_IDLE);
