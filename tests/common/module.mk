@@ -28,7 +28,9 @@ $(2): tests/common/module.mk
 	printf '#!/bin/sh\n# %s on %s (tests/common/module.mk)\n%s exec %s "$$$$@"\n' '$(1)' '$(4)' '$(3)' '$(1)' >$$@
 	chmod +x $$@
 endef
-$(foreach t,$(ON_LANAI_SUITES),$(eval $(call env_suite_rule,$(t),$(call on_lanai_name,$(t)),VERINIC_FIRMWARE=lanai,the LANai firmware)))
+# $(call on_lanai_rule,SUITE): SUITE's wrapper on the LANai firmware (for suites listed elsewhere).
+on_lanai_rule = $(call env_suite_rule,$(1),$(call on_lanai_name,$(1)),VERINIC_FIRMWARE=lanai,the LANai firmware)
+$(foreach t,$(ON_LANAI_SUITES),$(eval $(call on_lanai_rule,$(t))))
 
 # --- end-to-end suites on two firmware processors per NIC -----------------------------------
 # build/tests/on-cpus2/<suite>.cpus2.sh runs the suite with VERINIC_CPUS=2: its nicd runs
