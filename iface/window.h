@@ -114,7 +114,7 @@ struct hw_vt_slot {
 };
 struct hw_vt {
   _Atomic uint32_t on;          /* 1: nicd runs in timing mode, written once before hosts map */
-  uint32_t rsvd;
+  _Atomic uint32_t booted;      /* 1: the NICs booted (done_ns published once); hosts start */
   _Atomic uint64_t done_ns;     /* nicd finished everything up to this virtual time */
   uint64_t call_ns, wake_ns;    /* the profile's host costs: a library call, a wake-up */
   uint64_t copy_bps;            /* host memcpy bytes/s */

@@ -123,6 +123,7 @@ static void block(struct nicd *d, struct wait_set *ws, const uint32_t *seq, uint
   for (unsigned i = 0; i < d->n; i++) {
     struct hw_regs *r = nic_window(d->nic[i])->regs;
     atomic_store(&r->vt.done_ns, t);
+    atomic_store(&r->vt.booted, 1);
     wait_wake_hosts(r);
   }
   if (d->vt_trace) fflush(d->vt_trace);

@@ -183,6 +183,12 @@ void lnic_vi_resync(struct lnic_vi *v);
  * (< 0: no limit; slices are the caller's business). 0 when signalled, -ETIMEDOUT, -EPIPE. */
 int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns);
 uint64_t lnic_now_ns(void);
+/* Waits until ready(arg) (0), timeout_ns of the process's time (lnic_vt_now_ns: virtual under
+ * nicd --timing) pass (-ETIMEDOUT) or the NIC goes away (-EPIPE), sleeping on mask's signal
+ * bits at most step_ns at a time. For state the firmware writes into its SRAM (mailbox answers,
+ * DISPLAY, flags); the caller synchronised with its last call (lnic_vt_call). */
+int lnic_wait_until(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns, int64_t step_ns,
+                    bool (*ready)(void *), void *arg);
 
 /* ---- timing mode (nic_vt.c; nicd --timing) ---- */
 /* In timing mode waits end at virtual times (lnic_wait's timeout too), every lnic_lock costs

@@ -31,6 +31,24 @@ static struct hw_vt_slot *slot_of(struct lnic_dev *d) {
   return d->vt_slot ? &d->win.regs->vt.slot[d->vt_slot - 1] : NULL;
 }
 
+/* A process that came while the NICs were still booting starts once they have: at the same
+ * virtual time however early it came. */
+static void await_boot(struct lnic_dev *d) {
+  struct hw_regs *r = d->win.regs;
+  for (unsigned i = 0; !atomic_load(&r->vt.booted); i++) {
+    uint32_t seq = atomic_load(&r->host_seq);
+    if (atomic_load(&r->state) != HW_NIC_RUNNING) return;
+    if (i < VT_SPIN) {
+      wait_relax();
+      continue;
+    }
+    if (lnic_dead_check(d, false)) return;
+    atomic_fetch_add(&r->host_waiters, 1);
+    if (!atomic_load(&r->vt.booted)) futex_wait(&r->host_seq, seq, 10000000);
+    atomic_fetch_sub(&r->host_waiters, 1);
+  }
+}
+
 /* The first call on a timing-mode device claims a slot; the process starts at nicd's time. */
 static struct hw_vt_slot *claim(struct lnic_dev *d) {
   struct hw_vt *vt = &d->win.regs->vt;
@@ -39,6 +57,7 @@ static struct hw_vt_slot *claim(struct lnic_dev *d) {
     if (!atomic_compare_exchange_strong(&vt->slot[i].pid, &free_pid, (int32_t)getpid())) continue;
     atomic_store(&vt->slot[i].state, HW_VT_OUTSIDE);
     d->vt_slot = (int)i + 1;
+    await_boot(d);
     unsigned n = atomic_fetch_add(&vt_ndev, 1);
     if (n < VT_MAX_DEVS) atomic_store(&vt_dev[n], d);
     return &vt->slot[i];
@@ -178,5 +197,6 @@ int lnic_vt_wait(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns) {
     atomic_fetch_sub(&r->host_waiters, 1);
   }
   raise_h(atomic_load(&s->t_ns));
+  sync_to(d, s); /* nicd may still be short of the wake-up time: what follows must see it all */
   return take(r, mask) ? 0 : -ETIMEDOUT;
 }

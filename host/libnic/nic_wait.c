@@ -7,6 +7,8 @@
 #include "nic_internal.h"
 #include "wait.h"
 
+#define LNIC_UNTIL_SPIN 2000  /* looks at the condition before the first sleep */
+
 static bool gone(void *d) { return lnic_dead_check(d, false); }
 
 int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
@@ -19,4 +21,21 @@ int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
     atomic_store_explicit(&spin, s, memory_order_relaxed);
   }
   return wait_signal(d->win.regs, vi_mask, timeout_ns, (uint64_t)s, gone, d, NULL);
+}
+
+/* Deadlines in the process's time, so that under nicd --timing a timeout is virtual and the
+ * NICs run meanwhile; a signal that never comes (DISPLAY, flags) is polled every step_ns. */
+int lnic_wait_until(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns, int64_t step_ns,
+                    bool (*ready)(void *), void *arg) {
+  if (!d || !mask || !ready || step_ns <= 0) return -EINVAL;
+  bool vt = lnic_vt_on(d);
+  uint64_t end = lnic_vt_now_ns() + (uint64_t)(timeout_ns > 0 ? timeout_ns : 0);
+  for (unsigned spin = 0;; spin++) {
+    if (ready(arg)) return 0;
+    uint64_t now = lnic_vt_now_ns();
+    if (now >= end) return -ETIMEDOUT;
+    if (!vt && spin < LNIC_UNTIL_SPIN) continue;
+    int64_t left = (int64_t)(end - now);
+    if (lnic_wait(d, mask, left < step_ns ? left : step_ns) == -EPIPE) return -EPIPE;
+  }
 }

@@ -1,8 +1,9 @@
 /* pn_dev.c: opening a NIC's PANIC control area, and running one command through its mailbox:
  * take the mailbox lock (an SRAM word hosts CAS with their pid; a dead owner's lock is taken
  * over), write the data and the command by programmed I/O, bump cmd.seq, ring doorbell
- * HOSTIF_DOORBELL_PANIC, then poll done.seq and sleep on host signal HOSTIF_SIG_PANIC until
- * the firmware answers, the deadline passes (-ETIMEDOUT) or the NIC dies (-EPIPE). */
+ * HOSTIF_DOORBELL_PANIC, then wait for done.seq (lnic_wait_until, on host signal
+ * HOSTIF_SIG_PANIC) until the firmware answers, the deadline of the process's time passes
+ * (-ETIMEDOUT) or the NIC dies (-EPIPE). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -70,17 +71,14 @@ static int mailbox_take(struct panic_dev *p) {
 
 static void mailbox_give(struct panic_dev *p) { atomic_store(lock_word(p), 0); }
 
-static int wait_done(struct panic_dev *p, uint32_t seq) {
-  uint64_t end = lnic_now_ns() + (uint64_t)p->timeout_ns;
-  for (unsigned spin = 0;; spin++) {
-    if (__atomic_load_n(&p->area->done.seq, __ATOMIC_ACQUIRE) == seq) return 0;
-    uint64_t now = lnic_now_ns();
-    if (now > end) return -ETIMEDOUT;
-    if (spin < 2000) continue;
-    int64_t left = (int64_t)(end - now);
-    int rc = lnic_wait(p->nic, HOSTIF_SIG_PANIC, left < 10000000 ? left : 10000000);
-    if (rc == -EPIPE) return -EPIPE;
-  }
+struct answer {
+  volatile struct hostif_panic *area;
+  uint32_t seq;
+};
+
+static bool answered(void *arg) {
+  struct answer *a = arg;
+  return __atomic_load_n(&a->area->done.seq, __ATOMIC_ACQUIRE) == a->seq;
 }
 
 int pn_command(struct panic_dev *p, struct hostif_panic_cmd *cmd, const void *data, size_t len,
@@ -95,6 +93,7 @@ int pn_command(struct panic_dev *p, struct hostif_panic_cmd *cmd, const void *da
     pthread_mutex_unlock(&p->lock);
     return rc;
   }
+  lnic_vt_call(p->nic); /* under nicd --timing the command is posted at this process's time */
   if (len) memcpy((void *)p->area->data, data, len);
   uint32_t seq = p->area->cmd.seq + 1;
   if (seq == p->area->done.seq) seq++; /* never equal to an old answer */
@@ -106,7 +105,8 @@ int pn_command(struct panic_dev *p, struct hostif_panic_cmd *cmd, const void *da
   for (int i = 0; i < 4; i++) p->area->cmd.arg[i] = cmd->arg[i];
   __atomic_store_n(&p->area->cmd.seq, seq, __ATOMIC_RELEASE);
   rc = hwin_doorbell(&p->nic->win, HOSTIF_DOORBELL_PANIC, seq);
-  if (rc == 0) rc = wait_done(p, seq);
+  struct answer a = {p->area, seq};
+  if (rc == 0) rc = lnic_wait_until(p->nic, HOSTIF_SIG_PANIC, p->timeout_ns, 10000000, answered, &a);
   if (rc == 0) {
     res->status = p->area->done.status;
     res->result = p->area->done.result;

@@ -22,21 +22,15 @@ int panic_display_read(struct panic_dev *p, struct hostif_panic_display *out, un
   return (int)n;
 }
 
-/* The firmware raises no signal for DISPLAY, so this sleeps in steps of at most 1 ms; under
- * nicd --timing those steps are the process's virtual time, which lets the NICs run. */
+static bool displayed(void *arg) {
+  volatile struct hostif_panic *a = arg;
+  return __atomic_load_n(&a->display_head, __ATOMIC_ACQUIRE) != a->display_tail;
+}
+
+/* The firmware raises no signal for DISPLAY: looked at every 1 ms of the process's time. */
 int panic_display_wait(struct panic_dev *p, int64_t timeout_ns) {
-  bool vt = lnic_vt_on(p->nic);
-  uint64_t now = vt ? lnic_vt_now_ns() : lnic_now_ns();
-  uint64_t end = now + (uint64_t)(timeout_ns > 0 ? timeout_ns : 0);
-  for (;;) {
-    if (__atomic_load_n(&p->area->display_head, __ATOMIC_ACQUIRE) != p->area->display_tail)
-      return 0;
-    now = vt ? lnic_vt_now_ns() : lnic_now_ns();
-    if (now >= end) return -ETIMEDOUT;
-    int64_t left = (int64_t)(end - now);
-    if (lnic_wait(p->nic, HOSTIF_SIG_PANIC, left < 1000000 ? left : 1000000) == -EPIPE)
-      return -EPIPE;
-  }
+  return lnic_wait_until(p->nic, HOSTIF_SIG_PANIC, timeout_ns, 1000000, displayed,
+                         (void *)p->area);
 }
 
 uint32_t panic_display_drops(struct panic_dev *p) { return p->area->display_drops; }

@@ -79,22 +79,15 @@ bool panic_lock_held(struct panic_seg *s, unsigned i) {
   return i < HOSTIF_PANIC_NLOCK && s->sync && __atomic_load_n(word(s, i), __ATOMIC_ACQUIRE) != 0;
 }
 
+static bool flag_up(void *arg) { return __atomic_load_n((uint32_t *)arg, __ATOMIC_ACQUIRE) != 0; }
+
+/* The firmware raises no signal for a flag: looked at every 20 us of the process's time. */
 int panic_flag_wait(struct panic_seg *s, unsigned i, int64_t timeout_ns, uint32_t *value) {
   if (i >= HOSTIF_PANIC_NLOCK || !s->sync) return -EINVAL;
-  uint64_t end = lnic_now_ns() + (uint64_t)(timeout_ns < 0 ? 0 : timeout_ns);
-  for (unsigned spin = 0;; spin++) {
-    uint32_t v = __atomic_load_n(word(s, HOSTIF_PANIC_NLOCK + i), __ATOMIC_ACQUIRE);
-    if (v) {
-      if (value) *value = v;
-      return 0;
-    }
-    if (lnic_now_ns() > end) return -ETIMEDOUT;
-    if (spin > 1000) {
-      if (lnic_alive(s->p->nic) != 0) return -EPIPE;
-      struct timespec ts = {0, 20000};
-      nanosleep(&ts, NULL);
-    }
-  }
+  uint32_t *w = word(s, HOSTIF_PANIC_NLOCK + i);
+  int rc = lnic_wait_until(s->p->nic, HOSTIF_SIG_PANIC, timeout_ns, 20000, flag_up, w);
+  if (rc == 0 && value) *value = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  return rc;
 }
 
 int panic_flag_clear(struct panic_seg *s, unsigned i) {

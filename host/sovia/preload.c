@@ -138,8 +138,7 @@ static bool ip_on(uint32_t ip_be) {
   return false;
 }
 
-/* An address SOVIA can take as IPv4: AF_INET, or AF_INET6 ::, ::1 and ::ffff:a.b.c.d. */
-static bool to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out) {
+bool pl_to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out) {
   memset(out, 0, sizeof *out);
   out->sin_family = AF_INET;
   if (a && len >= sizeof(struct sockaddr_in) && a->sa_family == AF_INET) {
@@ -228,12 +227,12 @@ int bind(int fd, const struct sockaddr *addr, socklen_t len) {
     return done ? r : PL_CALL(bind)(fd, addr, len);
   }
   struct sockaddr_in a;
-  if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a) &&
+  if (cand(fd) && !v6only(fd) && pl_to_v4(addr, len, &a) &&
       (port_on(ntohs(a.sin_port)) || (!pl_ip_local(a.sin_addr.s_addr) && ip_on(a.sin_addr.s_addr))))
     if (to_sovia(fd)) return -1;
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(bind)(fd, addr, len);
-  if (!to_v4(addr, len, &a)) return pl_unsupported("bind", "an IPv6 address off the fabric", EADDRNOTAVAIL);
+  if (!pl_to_v4(addr, len, &a)) return pl_unsupported("bind", "an IPv6 address off the fabric", EADDRNOTAVAIL);
   return sovia_bind(p->sfd, (struct sockaddr *)&a, sizeof a);
 }
 
@@ -278,14 +277,14 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len) {
     return done ? r : PL_CALL(connect)(fd, addr, len);
   }
   struct sockaddr_in a;
-  if (cand(fd) && !v6only(fd) && to_v4(addr, len, &a)) {
+  if (cand(fd) && !v6only(fd) && pl_to_v4(addr, len, &a)) {
     bool loc = pl_ip_local(a.sin_addr.s_addr);
     if ((!loc && ip_on(a.sin_addr.s_addr)) || (loc && port_on(ntohs(a.sin_port))))
       if (to_sovia(fd)) return -1;
   }
   struct pfd *p = pl_sov(fd);
   if (!p) return PL_CALL(connect)(fd, addr, len);
-  if (!to_v4(addr, len, &a)) return pl_unsupported("connect", "an IPv6 address off the fabric", ENETUNREACH);
+  if (!pl_to_v4(addr, len, &a)) return pl_unsupported("connect", "an IPv6 address off the fabric", ENETUNREACH);
   return sovia_connect(p->sfd, (struct sockaddr *)&a, sizeof a);
 }
 

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #define PMAXFD 4096
@@ -51,6 +52,9 @@ void pl_name_out(const struct pfd *p, const struct sockaddr *in, struct sockaddr
 void pl_ports_parse(const char *var, uint8_t *bits);
 bool pl_port_in(const uint8_t *bits, unsigned port);
 bool pl_ip_local(uint32_t ip_be);
+/* An address the fabric takes as IPv4 (AF_INET, or AF_INET6 ::, ::1 and ::ffff:a.b.c.d), as a
+ * sockaddr_in in *out; false for any other. */
+bool pl_to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out);
 void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
 void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
 

@@ -87,25 +87,6 @@ static int ip_node(uint32_t ip_be) {
   return -1;
 }
 
-/* An IPv4 address, or an IPv6 one the fabric takes (::, ::1, v4-mapped), as sockaddr_in. */
-static bool to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out) {
-  memset(out, 0, sizeof *out);
-  out->sin_family = AF_INET;
-  if (a && len >= sizeof(struct sockaddr_in) && a->sa_family == AF_INET) {
-    memcpy(out, a, sizeof *out);
-    return true;
-  }
-  if (!a || len < sizeof(struct sockaddr_in6) || a->sa_family != AF_INET6) return false;
-  const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)a;
-  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  out->sin_port = b->sin6_port;
-  if (IN6_IS_ADDR_UNSPECIFIED(&b->sin6_addr)) out->sin_addr.s_addr = htonl(INADDR_ANY);
-  else if (IN6_IS_ADDR_LOOPBACK(&b->sin6_addr)) out->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  else if (!memcmp(b->sin6_addr.s6_addr, mapped, 12)) memcpy(&out->sin_addr, b->sin6_addr.s6_addr + 12, 4);
-  else return false;
-  return true;
-}
-
 /* Whether traffic to/for this address goes over E-UDP. */
 static bool on_fabric(const struct sockaddr_in *a) {
   cfg_load();
@@ -256,7 +237,7 @@ int pl_udp_bind(int fd, const struct sockaddr *a, socklen_t len, bool *done) {
     *done = true;
     return fail(EINVAL);   /* bound already */
   }
-  if (!to_v4(a, len, &v)) return 0;
+  if (!pl_to_v4(a, len, &v)) return 0;
   cfg_load();
   bool take = port_on(ntohs(v.sin_port)) || (!pl_ip_local(v.sin_addr.s_addr) && ip_node(v.sin_addr.s_addr) >= 0);
   if (!take) return 0;
@@ -286,10 +267,10 @@ int pl_udp_connect(int fd, const struct sockaddr *a, socklen_t len, bool *done) 
       s->connected = false;   /* dissolves the association, as Linux does */
       return eudp_connect(s->e, 0, 0);
     }
-    if (!to_v4(a, len, &v)) return fail(EAFNOSUPPORT);
+    if (!pl_to_v4(a, len, &v)) return fail(EAFNOSUPPORT);
     return udp_peer(s, &v);
   }
-  if (!to_v4(a, len, &v) || !on_fabric(&v)) return 0;
+  if (!pl_to_v4(a, len, &v) || !on_fabric(&v)) return 0;
   *done = true;
   if (to_eudp(fd, 0, 0)) return -1;
   return udp_peer(us[fd], &v);
@@ -372,7 +353,7 @@ ssize_t pl_udp_sendmsg(int fd, const struct msghdr *m, int flags, bool *done) {
   if (!m) return fail(EFAULT);
   struct sockaddr_in to;
   bool named = m->msg_name && m->msg_namelen;
-  if (named && !to_v4(m->msg_name, m->msg_namelen, &to)) {
+  if (named && !pl_to_v4(m->msg_name, m->msg_namelen, &to)) {
     if (pl_udp_cand(fd)) return *done = false, 0;
     return fail(EAFNOSUPPORT);
   }

@@ -35,22 +35,21 @@ static int status_errno(uint32_t st) {
   }
 }
 
-static int wait_done(struct lnic_dev *d, uint32_t seq) {
-  int64_t end = (int64_t)lnic_now_ns() + CMD_TIMEOUT_NS;
-  volatile struct spine_ctl *c = ctl(d);
-  for (unsigned spin = 0;; spin++) {
-    if (__atomic_load_n(&c->done.seq, __ATOMIC_ACQUIRE) == seq) return status_errno(c->done.status);
-    int64_t left = end - (int64_t)lnic_now_ns();
-    if (left < 0) return -ETIMEDOUT;
-    if (spin < 1000) continue;
-    if (lnic_wait(d, HOSTIF_SIG_PANIC, left < 10000000 ? left : 10000000) == -EPIPE) return -EPIPE;
-  }
+struct answer {
+  volatile struct spine_ctl *c;
+  uint32_t seq;
+};
+
+static bool answered(void *arg) {
+  struct answer *a = arg;
+  return __atomic_load_n(&a->c->done.seq, __ATOMIC_ACQUIRE) == a->seq;
 }
 
 /* Posts op with args on NIC d's mailbox and waits for its completion. */
 static int command(struct lnic_dev *d, uint32_t op, uint32_t a0, uint32_t a1, uint32_t a2) {
   volatile struct spine_ctl *c = ctl(d);
   if (c->magic != SPINE_MAGIC) return -ENODEV;
+  lnic_vt_call(d);
   uint32_t seq = c->cmd.seq + 1;
   if (seq == c->done.seq) seq++;   /* never equal to an old answer */
   c->cmd.op = op;
@@ -59,7 +58,9 @@ static int command(struct lnic_dev *d, uint32_t op, uint32_t a0, uint32_t a1, ui
   c->cmd.arg[2] = a2;
   __atomic_store_n(&c->cmd.seq, seq, __ATOMIC_RELEASE);
   int rc = hwin_doorbell(&d->win, HOSTIF_DOORBELL_PANIC, seq);
-  return rc ? rc : wait_done(d, seq);
+  struct answer a = {c, seq};
+  if (!rc) rc = lnic_wait_until(d, HOSTIF_SIG_PANIC, CMD_TIMEOUT_NS, 10000000, answered, &a);
+  return rc ? rc : status_errno(c->done.status);
 }
 
 /* Builds the table of the route set and switches every port to it. */

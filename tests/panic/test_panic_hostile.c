@@ -42,7 +42,10 @@ static int ep_open(struct ep *e, const char *dev) {
 }
 
 /* Receives NMSG messages on NIC 1 and checks every byte. */
-static int server(int ready) {
+/* The server keeps its VI until the client has its last completion (linger): a VI torn down
+ * while the acknowledgement of the last message is still on its way flushes that send at the
+ * sender, as a VIA disconnect flushes what is outstanding. */
+static int server(int ready, int linger) {
   struct ep e;
   if (ep_open(&e, nicd_dev(1))) return 10;
   uint8_t *buf = calloc(NMSG, MSG);
@@ -76,6 +79,8 @@ static int server(int ready) {
     for (uint32_t j = 0; j < MSG; j++)
       if (buf[(size_t)i * MSG + j] != pat(i, j)) return 22;
   }
+  char c;
+  if (read(linger, &c, 1) < 0) return 23;
   return 0;
 }
 
@@ -200,10 +205,10 @@ int main(void) {
   t_rejected(p);
   uint16_t n0 = panic_node(p), n1 = (uint16_t)(n0 + 1);
   CHECK(load_loop(p, n0, 50) == 0 && load_loop(p, n1, 50) == 0, "loop loaded on both NICs");
-  int sready[2], go[2];
-  if (pipe(sready) || pipe(go)) return 1;
+  int sready[2], go[2], linger[2];
+  if (pipe(sready) || pipe(go) || pipe(linger)) return 1;
   pid_t srv = fork();
-  if (srv == 0) _exit(server(sready[1]));
+  if (srv == 0) _exit(server(sready[1], linger[0]));
   char c;
   CHECK(read(sready[0], &c, 1) == 1, "server ready");
   pid_t cli = fork();
@@ -227,6 +232,7 @@ int main(void) {
     if (!cdone && waitpid(cli, &cst, WNOHANG) == cli) cdone = true;
   }
   if (!cdone) waitpid(cli, &cst, 0);
+  CHECK(write(linger[1], "x", 1) == 1, "server let go");
   waitpid(srv, &sst, 0);
   CHECK(WIFEXITED(cst) && WEXITSTATUS(cst) == 0, "client: status %d", cst);
   CHECK(WIFEXITED(sst) && WEXITSTATUS(sst) == 0, "server: every byte of 24 x 256 KiB (status %d)", sst);

@@ -42,6 +42,7 @@ second=$($BP det "$PROF" 2>&1 | grep '^latency') || true
 check "deterministic under load: '$first' vs '$second'" test -n "$first" -a "$first" = "$second"
 psecond=$(panic) || true
 check "PANIC deterministic under load" test -n "$pfirst" -a "$pfirst" = "$psecond"
+[[ "$pfirst" = "$psecond" ]] || diff <(echo "$pfirst") <(echo "$psecond")
 
 check "trace: processor and host DMA intervals" \
   bash -c "grep -q '^1 cpu [0-9]* [0-9]*$' '$work/trace' && grep -q '^0 hdma ' '$work/trace'"
