@@ -54,7 +54,10 @@ static uint32_t events(struct iss_board *b) {
   uint32_t ev = nic_events(b->nic);
   b->events_read = true;
   if (ev) b->saw_event = true;
-  else if (b->cls == FWB_CLASS_IDLE) iss_yield(b->cpu);
+  else if (b->cls == FWB_CLASS_IDLE) {
+    b->idle_yield = true;
+    iss_yield(b->cpu);
+  }
   return ev;
 }
 
@@ -126,7 +129,14 @@ static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
   case FWB_R_IMR: nic_imr_set(b->nic, v); return true;
   case FWB_R_HOST_IRQ:
     nic_signal_host(b->nic, v);
-    if (b->timed) vt_signal(nic_window(b->nic)->regs, v, iss_board_now(b), b->wake_ns);
+    if (b->timed && vt_signal(nic_window(b->nic)->regs, v, iss_board_now(b), b->wake_ns)) {
+      /* A host runs again at that time: the processor must not run past it before the host
+       * has had its turn (its next request would reach the processor late by as much as the
+       * slice overshot, which depends on when the loop looked at the hosts). */
+      uint64_t at = iss_board_now(b) + b->wake_ns;
+      if (at < b->woke_ns) b->woke_ns = at;
+      iss_yield(b->cpu);
+    }
     return true;
   case FWB_R_CLASS:
     if (v >= FWB_NCLASS) return false;

@@ -157,12 +157,17 @@ bool lanai_run_timed(struct lanai_nic *l, unsigned node, uint64_t limit_ns, uint
     uint64_t budget = room / VT_MAX_CPI;
     if (budget == 0) return false;
     if (budget > SLICE_INSNS) budget = SLICE_INSNS;
-    b->saw_event = b->events_read = false;
+    b->saw_event = b->events_read = b->idle_yield = false;
+    b->woke_ns = NIC_NEVER;
     enum iss_stop stop = iss_run(l->cpu, budget);
     l->vt_ns = iss_board_now(b);
     if (stop == ISS_STOP_FAULT) {
       fault(l, node);
       return true;
+    }
+    if (b->woke_ns != NIC_NEVER) { /* a host signal woke a host: run no further than its time */
+      if (b->woke_ns < limit_ns) limit_ns = b->woke_ns;
+      if (stop == ISS_STOP_YIELD && !b->idle_yield) continue;
     }
     if (stop == ISS_STOP_YIELD) {
       publish(l);

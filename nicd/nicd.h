@@ -32,6 +32,7 @@ struct iss_board {
   unsigned cls;                 /* enum fwb_class written last */
   bool saw_event;               /* an EVENTS read found events (cleared by lanai_run) */
   bool events_read;             /* the firmware read EVENTS (cleared by lanai_run) */
+  bool idle_yield;              /* it found none while idle and yielded (cleared likewise) */
   int32_t result;               /* of the last command */
   uint32_t send_dst, send_addr, send_len, recv_addr;
   uint32_t rg_hi, rg_lo, rg_len, rg_ptag, verdict;
@@ -40,9 +41,10 @@ struct iss_board {
   uint16_t sum_latch[NIC_HDMA_CHANNELS]; /* latched by a channel's STATUS read */
   /* Timing mode (vtime.c): the processor's virtual time is t0 + (cycles - c0) / hz; each
    * register access first moves the NIC's hardware to it, and a host signal wakes the
-   * host processes waiting for it at that time plus wake_ns. */
+   * host processes waiting for it at that time plus wake_ns; woke_ns is the earliest such
+   * time in the current slice (NIC_NEVER if none), where the slice must end. */
   bool timed;
-  uint64_t t0, c0, hz, wake_ns;
+  uint64_t t0, c0, hz, wake_ns, woke_ns;
 };
 /* Timing mode: the processor's virtual time now. */
 uint64_t iss_board_now(const struct iss_board *b);
@@ -146,8 +148,8 @@ void nicd_loop(struct nicd *d);
  * hw_vt), until nicd_stop. */
 void nicd_timing_loop(struct nicd *d);
 /* A host signal raised at virtual time t: the host processes waiting for one of the bits run
- * again at t + wake_ns. */
-void vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns);
+ * again at t + wake_ns. true if one did. */
+bool vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns);
 /* --trace: nic_config.trace of every NIC (ctx: the struct nicd). */
 void vt_trace_engine(void *ctx, uint16_t node, enum nic_engine e, uint64_t start, uint64_t end);
 

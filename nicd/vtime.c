@@ -22,13 +22,16 @@
 
 #define REAP_NS 100000000ull   /* a blocked loop looks for dead host processes this often */
 
-void vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns) {
+bool vt_signal(struct hw_regs *r, uint32_t bits, uint64_t t, uint64_t wake_ns) {
+  bool woke = false;
   for (unsigned i = 0; i < HW_VT_SLOTS; i++) {
     struct hw_vt_slot *s = &r->vt.slot[i];
     if (atomic_load(&s->state) != HW_VT_WAITING || !(atomic_load(&s->mask) & bits)) continue;
     atomic_store(&s->t_ns, t + wake_ns);
     atomic_store(&s->state, HW_VT_RUNNING);
+    woke = true;
   }
+  return woke;
 }
 
 /* The earliest time a RUNNING host may act at (*bound), and the earliest timeout of a WAITING
