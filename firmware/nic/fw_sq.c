@@ -307,7 +307,11 @@ static bool sq_resend(struct fw *fw, unsigned vi, const struct fw_vi_view *w, ui
     fw_count64v(&fw_ctr(fw)->retransmits);
     return true;
   }
-  fw_fault(fw, HOSTIF_FAULT_RELIAB_RESEND);
+  /* Not held: an acknowledgement that came after the Sender asked for it retired its
+   * descriptor (the request waits for this step), so the peer has it and nothing need go.
+   * Anything else is a fault. */
+  uint32_t oldest = v->sq_done == v->sq_cons ? v->tx_seq : v->slot[ring_slot(v->sq_done)].first_seq;
+  if (!fw_reliab_seq_lt(seq, oldest)) fw_fault(fw, HOSTIF_FAULT_RELIAB_RESEND);
   return false;
 }
 
