@@ -1,7 +1,7 @@
 /* pn_dev.c: opening a NIC's PANIC control area, and running one command through its mailbox:
  * take the mailbox lock (an SRAM word hosts CAS with their pid; a dead owner's lock is taken
  * over), write the data and the command by programmed I/O, bump cmd.seq, ring doorbell
- * HOSTIF_DOORBELL_PANIC, then wait for done.seq (lnic_wait_until, on host signal
+ * HOSTIF_DOORBELL_PANIC, then wait for done.seq (lnic_wait_word, on host signal
  * HOSTIF_SIG_PANIC) until the firmware answers, the deadline of the process's time passes
  * (-ETIMEDOUT) or the NIC dies (-EPIPE). */
 #define _GNU_SOURCE
