@@ -189,6 +189,13 @@ struct fw_vi {
   uint32_t tx_want_seq;
   uint32_t base_seen;          /* the Sender's base when completions were last written */
   uint64_t rt_due;             /* clock (ns) when the timer expires */
+  /* the round trip (fw_reliab.c): one message at a time is timed, from its first transmission
+   * to the ACK that covers it; srtt and rttvar (ns) lengthen every deadline, and after a
+   * timeout the backed-off length (rt_hold, ns) stays until the next measurement */
+  bool rtt_timing;             /* message rtt_seq is being timed since rtt_t0 */
+  uint32_t rtt_seq;
+  uint64_t rtt_t0;
+  uint32_t srtt, rttvar, rt_hold;
   /* a datagram VI (HOSTIF_VI_F_DGRAM): its reassembly contexts and the next receive
    * descriptor none of them has taken (fw_dgctx.c); the next datagram's number and the sum of
    * the payload sent of the one being sent (fw_dgram.c) */

@@ -6,7 +6,13 @@
  * every run reads what the machines leave for it, the way the harness does:
  *   - the timer (Sender.tarm/tgen/rto): a new generation sets a deadline; timer FW_TIMER_RT is
  *     set to the earliest, and its expiry raises `timeout` on the instances whose deadline
- *     passed;
+ *     passed. The deadline is rto plus the round trip measured on the connection (srtt +
+ *     4 rttvar, as TCP's RFC 6298; one message timed at a time, none across a timeout, and
+ *     the backed-off length kept until the next measurement, as Karn's rule): on a NIC whose
+ *     processor is slower than the window drains, an ACK can take longer than RTO0, and a
+ *     fixed deadline resent every window on a lossless fabric. The model's timeouts may come
+ *     at any time, so the length is the runtime's to choose; with nothing measured it is rto,
+ *     and so is the retry budget of a dead link;
  *   - the window's base: when it moved, the sends it covers complete (fw_sq_acked);
  *   - a transmission the Sender asked for (tx_want): the send queue's pump (fw_sq.c) queues it
  *     when the pipeline has room, re-splitting an earlier descriptor for a message sent again,
@@ -49,6 +55,8 @@ void fw_reliab_reset(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   v->peer_node = w->remote_node;
   v->peer_vi = w->remote_vi;
   v->base_seen = 0;
+  v->rtt_timing = false;
+  v->srtt = v->rttvar = v->rt_hold = 0;
 }
 
 uint32_t fw_reliab_expect(const struct fw *fw, unsigned vi) {
@@ -66,6 +74,43 @@ static void rt_arm(struct fw *fw, bool rescan) {
   fw->rt_hw = true;
   fw->rt_hw_due = due;
   (void)fwb_timer_set(fw->board, FW_TIMER_RT, due > now ? due - now : 1u);
+}
+
+#define RTT_MAX_NS ((uint32_t)reliab_CONST_RTO_MAX * 1000u)
+
+/* RFC 6298's estimator in ns: srtt += (m - srtt) / 8, rttvar += (|m - srtt| - rttvar) / 4. */
+static void rtt_sample(struct fw_vi *v, uint64_t took) {
+  uint32_t m = took < RTT_MAX_NS ? (uint32_t)took : RTT_MAX_NS;
+  if (!v->srtt) {
+    v->srtt = m ? m : 1u;
+    v->rttvar = m / 2u;
+    return;
+  }
+  uint32_t err = m > v->srtt ? m - v->srtt : v->srtt - m;
+  v->rttvar = v->rttvar - (v->rttvar >> 2) + (err >> 2);
+  v->srtt = v->srtt - (v->srtt >> 3) + (m >> 3);
+}
+
+/* What the measured round trip adds to a deadline: srtt + 4 rttvar, at most RTO_MAX. */
+static uint64_t rtt_margin(const struct fw_vi *v) {
+  uint64_t m = (uint64_t)v->srtt + ((uint64_t)v->rttvar << 2);
+  return m < RTT_MAX_NS ? m : RTT_MAX_NS;
+}
+
+/* The window moved from old_base to base: the timed message, if it is covered, is a sample. */
+static void rtt_acked(struct fw *fw, struct fw_vi *v, uint32_t old_base, uint32_t base) {
+  const uint32_t mask = FW_NSEQ - 1u;
+  if (!v->rtt_timing || ((v->rtt_seq - old_base) & mask) >= ((base - old_base) & mask)) return;
+  v->rtt_timing = false;
+  v->rt_hold = 0;
+  rtt_sample(v, fwb_clock_ns(fw->board) - v->rtt_t0);
+}
+
+/* The deadline's length: the Sender's rto (or the backed-off one kept), plus the round trip. */
+static uint64_t rt_length(const struct fw_vi *v, const reliab_Sender_t *s) {
+  uint64_t len = (uint64_t)s->rto * 1000u;
+  if (v->rt_hold > len) len = v->rt_hold;
+  return len + rtt_margin(v);
 }
 
 /* Runs the VI's instance until nothing is enabled, then reads what it left for the runtime. */
@@ -90,12 +135,13 @@ static void run(struct fw *fw, unsigned vi) {
     return;
   }
   const reliab_Sender_t *s = &r->m.Sender;
+  if ((uint32_t)s->base != v->base_seen) rtt_acked(fw, v, v->base_seen, (uint32_t)s->base);
   if (!s->tarm) {
     v->rt_armed = false;
   } else if (!v->rt_armed || s->tgen != v->rt_gen) {
     v->rt_armed = true;
     v->rt_gen = s->tgen;
-    v->rt_due = fwb_clock_ns(fw->board) + (uint64_t)s->rto * 1000u;
+    v->rt_due = fwb_clock_ns(fw->board) + rt_length(v, s);
     rt_arm(fw, false);
   }
   if ((uint32_t)s->base != v->base_seen) {
@@ -169,8 +215,10 @@ void fw_reliab_tick(struct fw *fw) {
     struct fw_vi *v = &fw->vi[vi];
     if (!v->rel_on || !v->rt_armed || v->rt_due > now) continue;
     v->rt_armed = false;
+    v->rtt_timing = false; /* Karn: its ACK may answer the message sent again */
     fw_count64v(&fw_ctr(fw)->rto_expired);
     raise_run(fw, vi, reliab_EV_timeout);
+    v->rt_hold = (uint32_t)fw->rel[vi].m.Sender.rto * 1000u; /* the Sender doubled it */
   }
   rt_arm(fw, true);
 }
@@ -206,6 +254,12 @@ void reliab_hal_transmit(reliab_t *sys, uint8_t kind, int32_t seq) {
   }
   v->tx_want = true;
   v->tx_want_seq = (uint32_t)seq;
+  /* A first transmission (the Sender's top, not a go-back) starts a measurement if none runs. */
+  if (!v->rtt_timing && seq == sys->m.Sender.top && sys->m.Sender.retries == 0) {
+    v->rtt_timing = true;
+    v->rtt_seq = (uint32_t)seq;
+    v->rtt_t0 = fwb_clock_ns(fw->board);
+  }
 }
 
 void reliab_hal_tx_error(reliab_t *sys) {

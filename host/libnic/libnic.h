@@ -189,6 +189,9 @@ uint64_t lnic_now_ns(void);
  * DISPLAY, flags); the caller synchronised with its last call (lnic_vt_call). */
 int lnic_wait_until(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns, int64_t step_ns,
                     bool (*ready)(void *), void *arg);
+/* lnic_wait_until the firmware has written want into *word (a mailbox's done.seq). */
+int lnic_wait_word(struct lnic_dev *d, uint32_t mask, const volatile uint32_t *word, uint32_t want,
+                   int64_t timeout_ns, int64_t step_ns);
 
 /* ---- timing mode (nic_vt.c; nicd --timing) ---- */
 /* In timing mode waits end at virtual times (lnic_wait's timeout too), every lnic_lock costs

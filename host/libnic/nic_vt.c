@@ -31,20 +31,22 @@ static struct hw_vt_slot *slot_of(struct lnic_dev *d) {
   return d->vt_slot ? &d->win.regs->vt.slot[d->vt_slot - 1] : NULL;
 }
 
-/* A process that came while the NICs were still booting starts once they have: at the same
- * virtual time however early it came. */
-static void await_boot(struct lnic_dev *d) {
+static bool caught_up(struct hw_regs *r, uint64_t h) { return atomic_load(&r->vt.done_ns) >= h; }
+static bool has_booted(struct hw_regs *r, uint64_t h) { (void)h; return atomic_load(&r->vt.booted); }
+
+/* Waits until done(r, h) or nicd stops: VT_SPIN looks, then sleeps on host_seq. */
+static void await_nicd(struct lnic_dev *d, bool (*done)(struct hw_regs *, uint64_t), uint64_t h) {
   struct hw_regs *r = d->win.regs;
-  for (unsigned i = 0; !atomic_load(&r->vt.booted); i++) {
+  for (unsigned i = 0;; i++) {
     uint32_t seq = atomic_load(&r->host_seq);
-    if (atomic_load(&r->state) != HW_NIC_RUNNING) return;
+    if (done(r, h) || atomic_load(&r->state) != HW_NIC_RUNNING) return;
     if (i < VT_SPIN) {
       wait_relax();
       continue;
     }
     if (lnic_dead_check(d, false)) return;
     atomic_fetch_add(&r->host_waiters, 1);
-    if (!atomic_load(&r->vt.booted)) futex_wait(&r->host_seq, seq, 10000000);
+    if (!done(r, h)) futex_wait(&r->host_seq, seq, 10000000);
     atomic_fetch_sub(&r->host_waiters, 1);
   }
 }
@@ -57,7 +59,9 @@ static struct hw_vt_slot *claim(struct lnic_dev *d) {
     if (!atomic_compare_exchange_strong(&vt->slot[i].pid, &free_pid, (int32_t)getpid())) continue;
     atomic_store(&vt->slot[i].state, HW_VT_OUTSIDE);
     d->vt_slot = (int)i + 1;
-    await_boot(d);
+    /* one that came while the NICs were booting starts once they have: at the same virtual
+     * time however early it came */
+    await_nicd(d, has_booted, 0);
     unsigned n = atomic_fetch_add(&vt_ndev, 1);
     if (n < VT_MAX_DEVS) atomic_store(&vt_dev[n], d);
     return &vt->slot[i];
@@ -107,20 +111,9 @@ static void sync_to(struct lnic_dev *d, struct hw_vt_slot *s) {
   atomic_store(&s->t_ns, h);
   atomic_store(&s->state, HW_VT_RUNNING);
   others_outside(d);
-  if (atomic_load(&r->vt.done_ns) >= h) return;
+  if (caught_up(r, h)) return;
   wait_wake_nic(r);
-  for (unsigned i = 0;; i++) {
-    uint32_t seq = atomic_load(&r->host_seq);
-    if (atomic_load(&r->vt.done_ns) >= h || atomic_load(&r->state) != HW_NIC_RUNNING) return;
-    if (i < VT_SPIN) {
-      wait_relax();
-      continue;
-    }
-    if (lnic_dead_check(d, false)) return;
-    atomic_fetch_add(&r->host_waiters, 1);
-    if (atomic_load(&r->vt.done_ns) < h) futex_wait(&r->host_seq, seq, 10000000);
-    atomic_fetch_sub(&r->host_waiters, 1);
-  }
+  await_nicd(d, caught_up, h);
 }
 
 void lnic_vt_call(struct lnic_dev *d) {

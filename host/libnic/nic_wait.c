@@ -39,3 +39,19 @@ int lnic_wait_until(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns, int64
     if (lnic_wait(d, mask, left < step_ns ? left : step_ns) == -EPIPE) return -EPIPE;
   }
 }
+
+struct word_is {
+  const volatile uint32_t *word;
+  uint32_t want;
+};
+
+static bool word_is(void *arg) {
+  const struct word_is *w = arg;
+  return __atomic_load_n(w->word, __ATOMIC_ACQUIRE) == w->want;
+}
+
+int lnic_wait_word(struct lnic_dev *d, uint32_t mask, const volatile uint32_t *word, uint32_t want,
+                   int64_t timeout_ns, int64_t step_ns) {
+  struct word_is w = {word, want};
+  return lnic_wait_until(d, mask, timeout_ns, step_ns, word_is, &w);
+}

@@ -1,7 +1,7 @@
 /* pn_dev.c: opening a NIC's PANIC control area, and running one command through its mailbox:
  * take the mailbox lock (an SRAM word hosts CAS with their pid; a dead owner's lock is taken
  * over), write the data and the command by programmed I/O, bump cmd.seq, ring doorbell
- * HOSTIF_DOORBELL_PANIC, then wait for done.seq (lnic_wait_until, on host signal
+ * HOSTIF_DOORBELL_PANIC, then wait for done.seq (lnic_wait_word, on host signal
  * HOSTIF_SIG_PANIC) until the firmware answers, the deadline of the process's time passes
  * (-ETIMEDOUT) or the NIC dies (-EPIPE). */
 #define _GNU_SOURCE
@@ -71,16 +71,6 @@ static int mailbox_take(struct panic_dev *p) {
 
 static void mailbox_give(struct panic_dev *p) { atomic_store(lock_word(p), 0); }
 
-struct answer {
-  volatile struct hostif_panic *area;
-  uint32_t seq;
-};
-
-static bool answered(void *arg) {
-  struct answer *a = arg;
-  return __atomic_load_n(&a->area->done.seq, __ATOMIC_ACQUIRE) == a->seq;
-}
-
 int pn_command(struct panic_dev *p, struct hostif_panic_cmd *cmd, const void *data, size_t len,
                struct panic_res *res, struct hostif_panic_prog *out_list, unsigned max) {
   struct panic_res dummy;
@@ -105,8 +95,8 @@ int pn_command(struct panic_dev *p, struct hostif_panic_cmd *cmd, const void *da
   for (int i = 0; i < 4; i++) p->area->cmd.arg[i] = cmd->arg[i];
   __atomic_store_n(&p->area->cmd.seq, seq, __ATOMIC_RELEASE);
   rc = hwin_doorbell(&p->nic->win, HOSTIF_DOORBELL_PANIC, seq);
-  struct answer a = {p->area, seq};
-  if (rc == 0) rc = lnic_wait_until(p->nic, HOSTIF_SIG_PANIC, p->timeout_ns, 10000000, answered, &a);
+  if (rc == 0)
+    rc = lnic_wait_word(p->nic, HOSTIF_SIG_PANIC, &p->area->done.seq, seq, p->timeout_ns, 10000000);
   if (rc == 0) {
     res->status = p->area->done.status;
     res->result = p->area->done.result;

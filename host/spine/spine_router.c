@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "spine.h"
 
@@ -35,16 +34,6 @@ static int status_errno(uint32_t st) {
   }
 }
 
-struct answer {
-  volatile struct spine_ctl *c;
-  uint32_t seq;
-};
-
-static bool answered(void *arg) {
-  struct answer *a = arg;
-  return __atomic_load_n(&a->c->done.seq, __ATOMIC_ACQUIRE) == a->seq;
-}
-
 /* Posts op with args on NIC d's mailbox and waits for its completion. */
 static int command(struct lnic_dev *d, uint32_t op, uint32_t a0, uint32_t a1, uint32_t a2) {
   volatile struct spine_ctl *c = ctl(d);
@@ -58,8 +47,7 @@ static int command(struct lnic_dev *d, uint32_t op, uint32_t a0, uint32_t a1, ui
   c->cmd.arg[2] = a2;
   __atomic_store_n(&c->cmd.seq, seq, __ATOMIC_RELEASE);
   int rc = hwin_doorbell(&d->win, HOSTIF_DOORBELL_PANIC, seq);
-  struct answer a = {c, seq};
-  if (!rc) rc = lnic_wait_until(d, HOSTIF_SIG_PANIC, CMD_TIMEOUT_NS, 10000000, answered, &a);
+  if (!rc) rc = lnic_wait_word(d, HOSTIF_SIG_PANIC, &c->done.seq, seq, CMD_TIMEOUT_NS, 10000000);
   return rc ? rc : status_errno(c->done.status);
 }
 

@@ -39,6 +39,7 @@ struct faults {
   unsigned loss, dup, corrupt, reorder;   /* per 10000 frames */
   unsigned late;                          /* per 10000: held about one first timeout */
   bool cut[2];                            /* everything from node i is lost */
+  uint64_t delay_ns[2];                   /* everything from node i arrives this much later */
   bool mid[2];                            /* node i is in a fragment train */
   long lost, dups, damaged, held;
 };
@@ -75,6 +76,12 @@ static enum memfab_fault hook(void *ctx, uint16_t src, uint16_t dst, uint64_t in
   struct hw_link_hdr lh;
   const uint8_t *pl;
   if (hw_link_parse(frame, *len, &lh, &pl) != HW_LINK_OK || src > 1) return MEMFAB_PASS;
+  if (R.f.delay_ns[src] && R.nheld < NHELD && *len <= sizeof R.held[0].bytes) {
+    struct held *h = &R.held[R.nheld++];
+    *h = (struct held){.due = R.now + R.f.delay_ns[src], .src = src, .dst = dst, .len = *len};
+    memcpy(h->bytes, frame, *len);
+    return MEMFAB_DROP;
+  }
   bool whole = !R.f.mid[src] && (lh.flags & HW_LINK_EOM);
   R.f.mid[src] = !(lh.flags & HW_LINK_EOM);
   if (R.f.cut[src]) return MEMFAB_DROP;
@@ -420,6 +427,52 @@ static void t_acks_lost(bool fine) {
   rig_down();
 }
 
+/* Every ACK takes 3 ms, longer than the first timeout (RTO0, 2 ms), on a lossless fabric:
+ * after the first window the deadline has learnt the round trip, and nothing is resent. */
+static void t_slow_acks(bool fine) {
+  rig_up(fine);
+  R.f.delay_ns[1] = 3000000;
+  const uint32_t len = 1000;
+  const unsigned batch = 16, batches = 4;
+  uint64_t src = halloc(0, len);
+  fill(hptr(src), len, 11);
+  uint64_t rto_first = 0;
+  bool ok = true, data = true;
+  for (unsigned b = 0; b < batches && ok; b++) {
+    uint64_t dst[16];
+    uint32_t l = len;
+    for (unsigned i = 0; i < batch; i++) {
+      dst[i] = halloc(1, len);
+      struct hostif_desc r = rh_desc(HOSTIF_OP_RECV, PTAG, 1, &dst[i], &l);
+      rh_post(R.w[1], 3, false, &r);
+    }
+    for (unsigned i = 0; i < batch; i++) {
+      struct hostif_desc d = rh_desc(HOSTIF_OP_SEND, PTAG, 1, &src, &l);
+      rh_post(R.w[0], 3, true, &d);
+    }
+    struct want w = {0, 3, true, (b + 1) * batch};
+    ok = run_until(done_ge, &w, R.now + 5000000000ull);
+    for (unsigned i = 0; i < batch; i++) {
+      data &= rh_slot(R.w[0], 3, true, b * batch + i).status == HOSTIF_ST_DONE;
+      data &= memcmp(hptr(src), hptr(dst[i]), len) == 0;
+    }
+    if (b == 0) rto_first = CTR(0, rto_expired);
+  }
+  uint64_t rto = CTR(0, rto_expired), rtx = CTR(0, retransmits);
+  printf("%s: ACKs 3 ms late: %u sends, timeouts %llu in the first window, %llu after; "
+         "retransmits %llu; round trip %.2f ms (+/- %.2f)\n", fine ? "fine" : "coarse",
+         batch * batches, (unsigned long long)rto_first, (unsigned long long)(rto - rto_first),
+         (unsigned long long)rtx, R.fw[0].vi[3].srtt / 1e6, R.fw[0].vi[3].rttvar / 1e6);
+  CHECK(ok && data, "ACKs 3 ms late: the sends were harmed");
+  CHECK(rto == rto_first, "ACKs 3 ms late: %llu timeouts after the first window",
+        (unsigned long long)(rto - rto_first));
+  CHECK(R.fw[0].vi[3].srtt >= 3000000 && R.fw[0].vi[3].srtt < 4000000,
+        "ACKs 3 ms late: the measured round trip is %u ns", R.fw[0].vi[3].srtt);
+  CHECK(CTR(0, transport_breaks) == 0 && R.fw[0].faults == 0 && R.fw[1].faults == 0,
+        "ACKs 3 ms late: breaks or firmware faults");
+  rig_down();
+}
+
 /* A header-only message from node src to node 1 - src on VI 1, as a peer would send it. */
 static void inject_hdr(uint16_t src, uint8_t type, uint32_t seq, uint32_t ack) {
   static uint8_t msg[FW_WIRE_HDR_LEN + FW_TRAILER], frame[HW_LINK_MAX_FRAME];
@@ -489,6 +542,7 @@ int main(int argc, char **argv) {
     /* 3 % of the frames (acknowledgements among them) arrive about when the first timeout
      * fires: a resend the Sender asked for may find its descriptor already acknowledged. */
     t_lossy(fine, 0, 0, 0, 0, 300, rounds, 13);
+    t_slow_acks(fine);
     t_link_down(fine);
     t_acks_lost(fine);
     t_forged(fine);
