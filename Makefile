@@ -26,7 +26,7 @@ all:
 # compilers and the emulated hardware first, the shared contracts (iface/, which adds to libhw),
 # the host tools that build the firmware (tools/), the firmware, nicd, the host libraries, then
 # the tests, which use them all. A fragment not listed here is read after the listed parts.
-PARTS := esm esm/machines esm/reliab hw iface hw/lanai tools/lanai-ld firmware/vm tools/pdlc firmware/lanai \
+PARTS := esm esm/machines esm/tigon esm/reliab hw iface hw/lanai tools/lanai-ld firmware/vm tools/pdlc firmware/lanai \
          firmware/nic nicd host/libnic host/panic host/sovia host/tools host/vipl host/eudp proofs bench
 PART_MKS := $(PARTS:%=%/module.mk)
 TEST_MKS := $(sort $(wildcard tests/*/module.mk)) $(sort $(wildcard tests/*/*/module.mk))
@@ -51,7 +51,7 @@ demo: deps-check $(BINS)
 bench:
 	@mkdir -p $(B)/bench && rm -f $(B)/bench/summary.txt
 	@$(MAKE) --no-print-directory VERINIC_BENCH_SUMMARY=$(abspath $(B)/bench/summary.txt) \
-	  bench-vm bench-vipl bench-sovia bench-panic bench-cluster bench-paper
+	  bench-vm bench-vipl bench-sovia bench-panic bench-cluster bench-paper bench-tigon
 	@bench/summary.sh $(B)/bench/summary.txt
 
 # Model-checks every ESM system: a table of every property, and counterexamples in ESM terms.

@@ -1,5 +1,5 @@
-/* cpus.c: a NIC's firmware processors: event routing, per-processor masks and private
- * scratchpads (cpus.h). */
+/* cpus.c: a NIC's firmware processors: event routing, per-processor masks, private
+ * scratchpads, the semaphore and the doorbell between them (cpus.h). */
 #include "cpus.h"
 
 #include <string.h>
@@ -67,3 +67,28 @@ int nic_scratch_write(struct nic *nic, int cpu, uint32_t off, const void *buf, s
   memcpy(p + off, buf, len);
   return 0;
 }
+
+int nic_sem_take(struct nic *nic, int cpu) {
+  if (!valid(nic, cpu)) return 0;
+  if (nic->cpus.sem && nic->cpus.sem != cpu + 1) return 0;
+  nic->cpus.sem = cpu + 1;
+  return 1;
+}
+
+void nic_sem_give(struct nic *nic, int cpu) {
+  if (valid(nic, cpu) && nic->cpus.sem == cpu + 1) nic->cpus.sem = 0;
+}
+
+int nic_sem_holder(const struct nic *nic) { return nic->cpus.sem - 1; }
+
+void nic_cpu_kick(struct nic *nic, int cpu) {
+  if (valid(nic, cpu)) nic->cpus.kick[cpu] = 1;
+}
+
+int nic_cpu_kick_take(struct nic *nic, int cpu) {
+  if (!valid(nic, cpu) || !nic->cpus.kick[cpu]) return 0;
+  nic->cpus.kick[cpu] = 0;
+  return 1;
+}
+
+int nic_cpu_kicked(const struct nic *nic, int cpu) { return valid(nic, cpu) && nic->cpus.kick[cpu]; }

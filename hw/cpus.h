@@ -21,6 +21,8 @@ struct nic_cpus {
   int n;                          /* 1 or 2 */
   uint32_t route1;                /* the ISR bits that are processor 1's events */
   uint32_t imr1;                  /* processor 1's mask (processor 0's is the NIC's IMR) */
+  int sem;                        /* the firmware semaphore: its holder + 1, 0 when free */
+  uint8_t kick[NIC_CPUS_MAX];     /* the other processor changed work for this one */
   uint8_t scratch0[NIC_SCRATCH0];
   uint8_t scratch1[NIC_SCRATCH1];
 };
@@ -41,5 +43,19 @@ void nic_cpu_isr_clear(struct nic *nic, int cpu, uint32_t bits);
 size_t nic_scratch_size(const struct nic *nic, int cpu);
 int nic_scratch_read(const struct nic *nic, int cpu, uint32_t off, void *buf, size_t len);
 int nic_scratch_write(struct nic *nic, int cpu, uint32_t off, const void *buf, size_t len);
+
+/* The firmware semaphore, a hardware register both processors share (the firmware's lock
+ * over the state both write, firmware/nic/fw_cpus.c): processor cpu takes it if it is free
+ * (1) or finds it held by the other (0); taking it again while holding it gives 1. Giving it
+ * back releases it only if cpu holds it. nic_sem_holder: the holder, or -1 when free. */
+int nic_sem_take(struct nic *nic, int cpu);
+void nic_sem_give(struct nic *nic, int cpu);
+int nic_sem_holder(const struct nic *nic);
+/* The doorbell between the processors: nic_cpu_kick raises processor cpu's, which stays up
+ * until that processor takes it (nic_cpu_kick_take: whether it was up). nic_cpu_kicked looks
+ * without taking (a processor polling with nothing pending and no kick is idle). */
+void nic_cpu_kick(struct nic *nic, int cpu);
+int nic_cpu_kick_take(struct nic *nic, int cpu);
+int nic_cpu_kicked(const struct nic *nic, int cpu);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_NAME, K_FREQ, K_BW, K_TIME };
+enum kind { K_NAME, K_FREQ, K_BW, K_TIME, K_COUNT };
 
 struct key {
   const char *name;
@@ -30,6 +30,7 @@ static const struct key keys[] = {
     {"host.call", K_TIME, F(host_call_ns)},
     {"host.wake", K_TIME, F(host_wake_ns)},
     {"host.memcpy", K_BW, F(host_copy_bps)},
+    {"processors", K_COUNT, F(processors)},   /* optional */
 };
 #undef F
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -45,11 +46,12 @@ static const struct unit bw_units[] = {
     {0, 0}};
 static const struct unit time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {0, 0}};
 static const struct unit *const units_of[] = {
-    [K_NAME] = NULL, [K_FREQ] = freq_units, [K_BW] = bw_units, [K_TIME] = time_units};
+    [K_NAME] = NULL, [K_FREQ] = freq_units, [K_BW] = bw_units, [K_TIME] = time_units,
+    [K_COUNT] = NULL};
 static const char *const kind_name[] = {
     [K_NAME] = "text", [K_FREQ] = "a frequency (Hz, kHz, MHz, GHz)",
     [K_BW] = "a bandwidth (B/s, kB/s, MB/s, GB/s, b/s, Kb/s, Mb/s, Gb/s)",
-    [K_TIME] = "a time (ns, us, ms, s)"};
+    [K_TIME] = "a time (ns, us, ms, s)", [K_COUNT] = "1 or 2, without a unit"};
 
 struct pos {
   const char *file;
@@ -72,6 +74,15 @@ static int fail(const struct pos *p, size_t col, const char *fmt, ...) {
 }
 
 static bool space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* A count in s[0..n) (trimmed): 1 or 2, nothing after it. */
+static int count(const struct pos *p, const char *line, size_t at, size_t n, uint64_t *out) {
+  const char *s = line + at;
+  if (n != 1 || (s[0] != '1' && s[0] != '2'))
+    return fail(p, at, "expected %s", kind_name[K_COUNT]);
+  *out = (uint64_t)(s[0] - '0');
+  return 0;
+}
 
 /* A number with a unit in s[0..n) (trimmed), into *out. */
 static int value(const struct pos *p, const char *line, size_t at, size_t n, enum kind k,
@@ -137,13 +148,16 @@ int profile_parse(const char *file, const char *text, size_t len, struct profile
       if (end - a >= sizeof pr->name) return fail(&p, a, "name longer than %zu characters", sizeof pr->name - 1);
       memcpy(pr->name, line + a, end - a);
       pr->name[end - a] = '\0';
+    } else if (keys[k].kind == K_COUNT) {
+      if (count(&p, line, a, end - a, (uint64_t *)((char *)pr + keys[k].off)) != 0) return -1;
     } else if (value(&p, line, a, end - a, keys[k].kind, (uint64_t *)((char *)pr + keys[k].off)) != 0) {
       return -1;
     }
   }
   p.line++;
   for (size_t k = 0; k < NKEYS; k++)
-    if (!seen[k]) return fail(&p, 0, "missing key '%s'", keys[k].name);
+    if (!seen[k] && keys[k].kind != K_COUNT) return fail(&p, 0, "missing key '%s'", keys[k].name);
+  if (!pr->processors) pr->processors = 1;
   return 0;
 }
 

@@ -20,12 +20,13 @@ struct profile {
   uint64_t host_call_ns;      /* host.call: a user-level library call (post, poll) */
   uint64_t host_wake_ns;      /* host.wake: from the NIC's signal to the host running */
   uint64_t host_copy_bps;     /* host.memcpy: bytes/s of a host memory copy */
+  uint64_t processors;        /* processors: the NIC's firmware processors, 1 (default) or 2 */
 };
 
 #define PROFILE_ERR_LEN 256
 
 /* Parses text[0..len) (not NUL-terminated) named `file` in messages. 0, or -1 with the first
- * error in err. Every key must appear exactly once. */
+ * error in err. Every key must appear exactly once, but `processors` (optional: 1). */
 int profile_parse(const char *file, const char *text, size_t len, struct profile *p, char *err,
                   size_t cap);
 /* Reads and parses a file. 0 or -1 with err. */

@@ -263,6 +263,10 @@ struct hostif_counters {
   uint64_t faults[HOSTIF_FAULT_SLOTS];  /* by id (HOSTIF_FAULTS) */
   uint32_t last_fault;                  /* the id of the latest fault (NONE: none yet) */
   char last_fault_where[44];            /* DP_* faults: the machine's "file.esm:LINE" */
+  /* The firmware on two processors (firmware/nic/fw_cpus.c; zero with one): per processor,
+   * the hardware events it handled, the data path's transitions it ran, and its passes
+   * holding the firmware semaphore. */
+  uint64_t cpu_isr[2], cpu_steps[2], cpu_passes[2];
 };
 
 #define HOSTIF_VI_ADDR(i) (HOSTIF_BASE + 0x100u + (uint32_t)(i) * (uint32_t)sizeof(struct hostif_vi))

@@ -5,7 +5,10 @@
  * to an event class, and an EVENTS read that finds nothing while the class is IDLE yields (the
  * firmware polls forever; nicd then treats the NIC as idle for this pass). A read of a host
  * DMA channel's POLL register while it is busy advances that NIC's engines to their next event,
- * as time passes on a card while its processor spins. */
+ * as time passes on a card while its processor spins. On a two-processor card (--cpus 2) each
+ * processor has its own page: its events, mask and number, and the semaphore and doorbell
+ * between them (hw/cpus.h). */
+#include "../hw/cpus.h"
 #include "../hw/lanai/iss.h"
 #include "../hw/peerdma.h"
 #include "fw_board_regs.h"
@@ -50,15 +53,40 @@ static uint32_t recv_field(struct iss_board *b, uint32_t off) {
   }
 }
 
+/* This processor's events (every one with one processor); with nothing pending and no
+ * doorbell from the other processor, a processor polling in the IDLE class yields. */
 static uint32_t events(struct iss_board *b) {
-  uint32_t ev = nic_events(b->nic);
+  uint32_t ev = nic_cpu_events(b->nic, (int)b->id);
   b->events_read = true;
   if (ev) b->saw_event = true;
-  else if (b->cls == FWB_CLASS_IDLE) {
+  else if (b->cls == FWB_CLASS_IDLE && !nic_cpu_kicked(b->nic, (int)b->id)) {
     b->idle_yield = true;
     iss_yield(b->cpu);
   }
   return ev;
+}
+
+/* The registers of a two-processor card (fw_board_regs.h). */
+static bool cpus_read(struct iss_board *b, uint32_t off, uint32_t *v) {
+  switch (off) {
+  case FWB_R_CPU_ID: *v = b->id; return true;
+  case FWB_R_NCPUS: *v = (uint32_t)nic_cpus(b->nic); return true;
+  case FWB_R_SEM: *v = (uint32_t)nic_sem_take(b->nic, (int)b->id); return true;
+  case FWB_R_KICK:
+    *v = (uint32_t)nic_cpu_kick_take(b->nic, (int)b->id);
+    if (*v) b->saw_event = true;
+    return true;
+  default: return false;
+  }
+}
+
+static bool cpus_write(struct iss_board *b, uint32_t off, uint32_t v) {
+  (void)v;
+  switch (off) {
+  case FWB_R_SEM: nic_sem_give(b->nic, (int)b->id); return true;
+  case FWB_R_KICK: nic_cpu_kick(b->nic, (int)(b->id ^ 1u)); return true;
+  default: return false;
+  }
 }
 
 static bool hdma_read(struct iss_board *b, uint32_t off, uint32_t *v) {
@@ -98,7 +126,7 @@ static bool bus_read(void *ctx, uint32_t off, uint32_t *v) {
     *v = recv_field(b, off);
     return true;
   case FWB_R_REGION_VERDICT: *v = b->verdict; return true;
-  default: return false;
+  default: return cpus_read(b, off, v);
   }
 }
 
@@ -125,8 +153,8 @@ static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
     return true;
   }
   switch (off) {
-  case FWB_R_ISR: nic_isr_clear(b->nic, v); return true;
-  case FWB_R_IMR: nic_imr_set(b->nic, v); return true;
+  case FWB_R_ISR: nic_cpu_isr_clear(b->nic, (int)b->id, v); return true;
+  case FWB_R_IMR: nic_cpu_imr_set(b->nic, (int)b->id, v); return true;
   case FWB_R_HOST_IRQ:
     nic_signal_host(b->nic, v);
     if (b->timed && vt_signal(nic_window(b->nic)->regs, v, iss_board_now(b), b->wake_ns)) {
@@ -164,7 +192,7 @@ static bool bus_write(void *ctx, uint32_t off, uint32_t v) {
     b->result = peerdma_copy(b->nic, (uint16_t)b->peer_node, b->peer_from, b->peer_to, v,
                              HOSTIF_DOORBELL_PANIC);
     return true;
-  default: return false;
+  default: return cpus_write(b, off, v);
   }
 }
 

@@ -5,7 +5,8 @@
  * until the firmware polls with nothing to do, or a budget of instructions. A fault of the
  * processor (undefined instruction, misaligned or bus access, a halt, or the watchdog: no
  * read of the event register for the configured processor time) stops that NIC only: its
- * window says FAULTED with the reason and pc, and its hosts get -EPIPE. */
+ * window says FAULTED with the reason and pc, and its hosts get -EPIPE. A two-processor card
+ * (--cpus 2) has a second simulator over the same SRAM, released at the image's _start1. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
@@ -39,24 +40,48 @@ int lanai_boot(struct lanai_nic *l, struct nic *nic, const struct iss_image *img
   return 0;
 }
 
-int lanai_patch(struct lanai_nic *l, const char *image, const char *symbol, uint32_t value) {
+/* The address and size of symbol in the image's .map (beside IMAGE.img, or IMAGE.map). */
+static bool map_symbol(const char *image, const char *symbol, unsigned *addr, unsigned *size) {
   char map[512];
   const char *dot = strrchr(image, '.');
   if (dot && strcmp(dot, ".img") == 0) snprintf(map, sizeof map, "%.*s.map", (int)(dot - image), image);
   else snprintf(map, sizeof map, "%s.map", image);
   FILE *f = fopen(map, "r");
-  if (!f) return -1;
+  if (!f) return false;
   char line[512], name[256];
-  unsigned addr = 0, size = 0;
   bool found = false;
   while (!found && fgets(line, sizeof line, f))
-    found = sscanf(line, "symbol %x %x %*s %255s", &addr, &size, name) == 3 &&
-            strcmp(name, symbol) == 0 && size == 4;
+    found = sscanf(line, "symbol %x %x %*s %255s", addr, size, name) == 3 &&
+            strcmp(name, symbol) == 0;
   fclose(f);
+  return found;
+}
+
+int lanai_patch(struct lanai_nic *l, const char *image, const char *symbol, uint32_t value) {
+  unsigned addr = 0, size = 0;
+  bool found = map_symbol(image, symbol, &addr, &size) && size == 4;
   uint8_t *p = found ? nic_sram_ptr(l->nic, addr, 4) : NULL;
   if (!p) return -1;
   uint8_t be[4] = {(uint8_t)(value >> 24), (uint8_t)(value >> 16), (uint8_t)(value >> 8), (uint8_t)value};
   memcpy(p, be, 4);   /* the LANai is big-endian */
+  return 0;
+}
+
+int lanai_boot_cpu1(struct lanai_nic *l, struct nic *nic, const char *image, uint64_t watchdog_ns) {
+  unsigned entry = 0, size = 0;
+  if (!map_symbol(image, "_start1", &entry, &size)) return -1;
+  memset(l, 0, sizeof *l);
+  l->nic = nic;
+  l->watchdog_ns = watchdog_ns;
+  uint32_t sram_size = nic_sram_size(nic);
+  struct iss_bus bus;
+  iss_board_init(&l->bd, nic, &bus);
+  l->bd.id = 1;
+  l->cpu = iss_new(nic_sram_ptr(nic, 0, sram_size), sram_size, &bus);
+  if (!l->cpu) return -1;
+  l->bd.cpu = l->cpu;
+  iss_reset(l->cpu);
+  iss_set_entry(l->cpu, entry);
   return 0;
 }
 
@@ -82,6 +107,7 @@ static uint64_t cpu_ns(void) {
 /* The processor block of the window (iface/window.h), for nicstat and the benchmarks. */
 static void publish(struct lanai_nic *l) {
   struct hw_cpu *w = &nic_window(l->nic)->regs->cpu;
+  if (l->bd.id != 0 && !l->faulted) return;   /* the block is processor 0's but for a fault */
   struct iss_state st;
   iss_get_state(l->cpu, &st);
   const struct iss_stats *s = iss_stats(l->cpu);

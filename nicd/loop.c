@@ -41,7 +41,9 @@ void nicd_loop(struct nicd *d) {
     nic_advance_all(d->nic, d->n, now);
     bool did = false;
     for (unsigned i = 0; i < d->n; i++)
-      did |= d->lanai ? lanai_run(&d->cpu[i], i) : fw_dispatch_poll(&d->fw[i]);
+      did |= d->lanai      ? lanai_run(&d->cpu[i], i) | (d->cpus == 2 && lanai_run(&d->cpu1[i], i))
+             : d->cpus == 2 ? nicd_cpus2_pass(d, i)
+                            : fw_dispatch_poll(&d->fw[i]);
     /* What the passes sent leaves before any wait, and while busy at least every
      * FLUSH_EVERY_NS, so a busy loop batches its datagrams without holding one back long. */
     if (d->udp && (!did || wall - flushed >= FLUSH_EVERY_NS)) {

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "fw_cpus.h"
 #include "fw_init.h"
+#include "../hw/cpus.h"
 #include "../hw/lanai/iss.h"
 #include "../hw/peerdma.h"
 #include "../hw/profile.h"
@@ -55,6 +57,9 @@ static void usage(FILE *f) {
           "      --trace FILE    with --timing: each engine's and processor's busy intervals\n"
           "                      (NODE ENGINE START_NS END_NS per line; scripts/timeline.sh)\n"
           "      --lanai-trace N with --lanai: every instruction of NIC N into DIR/lanaiN.trace\n"
+          "      --cpus N        firmware processors per NIC, 1 or 2 (as the Tigon's: the send\n"
+          "                      side on processor 0, the receive side on 1); default 1, or\n"
+          "                      with --timing the profile's `processors`\n"
           "      --run DIR       run directory (default $VERINIC_RUN or /tmp/verinic-<uid>)\n"
           "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
           "      --hosts PATH    name service file (default $VERINIC_HOSTS or DIR/hosts)\n"
@@ -122,6 +127,7 @@ int main(int argc, char **argv) {
       {"dup", required_argument, 0, '2'},   {"reorder", required_argument, 0, '3'},
       {"corrupt", required_argument, 0, '4'}, {"seed", required_argument, 0, '5'},
       {"timing", required_argument, 0, 't'}, {"trace", required_argument, 0, 'x'},
+      {"cpus", required_argument, 0, 'P'},
       {0, 0, 0, 0}};
   const char *cluster_file = NULL, *profile_file = NULL, *trace_file = NULL;
   bool n_given = false, faults_given = false;
@@ -193,6 +199,12 @@ int main(int argc, char **argv) {
     case 'L': image = optarg; break;
     case 't': profile_file = optarg; break;
     case 'x': trace_file = optarg; break;
+    case 'P': {
+      long long v = number_arg("--cpus", optarg, 1, 2);
+      if (v < 0) return 2;
+      D.cpus = (unsigned)v;
+      break;
+    }
     case 'W': watchdog_ms = strtol(optarg, NULL, 10); break;
     case 'T': trace_nic = strtol(optarg, NULL, 10); break;
     case 'h': usage(stdout); return 0;
@@ -226,6 +238,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     D.timing = true;
+    if (!D.cpus) D.cpus = (unsigned)prof.processors;   /* --cpus overrides the profile */
     D.nic_hz = prof.nic_hz;
     D.wake_ns = prof.host_wake_ns;
     if (trace_file && !(D.vt_trace = fopen(trace_file, "w"))) {
@@ -233,6 +246,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (!D.cpus) D.cpus = 1;
   struct iss_image img = {0};
   if (image) {
     char err[256];
@@ -355,8 +369,15 @@ int main(int argc, char **argv) {
     D.bd[i].nic = D.nic[i];
     struct fw_config fc = {.fine_mode = !coarse};
     if (D.lanai) {
+      if (D.cpus == 2) nic_cpus_set(D.nic[i], 2, FW_CPU1_ISR);   /* before the image runs */
       if (lanai_boot(&D.cpu[i], D.nic[i], &img, (uint64_t)watchdog_ms * 1000000ull) != 0) {
         fprintf(stderr, "nicd: NIC %u: cannot boot %s (out of memory, or larger than SRAM)\n",
+                i, image);
+        return 1;
+      }
+      if (D.cpus == 2 &&
+          lanai_boot_cpu1(&D.cpu1[i], D.nic[i], image, (uint64_t)watchdog_ms * 1000000ull) != 0) {
+        fprintf(stderr, "nicd: NIC %u: --cpus 2: no _start1 in %s's map (or out of memory)\n",
                 i, image);
         return 1;
       }
@@ -376,6 +397,8 @@ int main(int argc, char **argv) {
     } else if (fw_init(&D.fw[i], &D.bd[i], &fc) != 0) {
       fprintf(stderr, "nicd: NIC %u: SRAM too small for the firmware\n", i);
       return 1;
+    } else if (D.cpus == 2) {
+      nicd_cpus2_start(&D, i);
     }
   }
   if (!D.udp && hosts_write_default(D.hosts_path, n) != 0)
@@ -406,8 +429,9 @@ int main(int argc, char **argv) {
            (unsigned)udpfab_port(D.fab), D.clu.npeers, D.sock_path, D.hosts_path,
            image ? image : "native");
   } else {
-    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s\n", n, prefix, n - 1,
+    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s%s\n", n, prefix, n - 1,
            D.sock_path, D.hosts_path, image ? image : "native",
+           D.cpus == 2 ? " on 2 processors" : "",
            D.timing ? ", timing mode: " : "", D.timing ? prof.name : "");
   }
   fflush(stdout);
@@ -419,6 +443,7 @@ int main(int argc, char **argv) {
   for (unsigned i = 0; i < n; i++) {
     if (D.lanai) lanai_free(&D.cpu[i]);
     peerdma_detach(D.nic[i]);
+    if (D.lanai && D.cpus == 2) lanai_free(&D.cpu1[i]);
     nic_destroy(D.nic[i]);
   }
   iss_image_free(&img);

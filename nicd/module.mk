@@ -7,7 +7,7 @@ NICD      := $(B)/bin/nicd
 BINS      += $(NICD)
 
 $(B)/obj/nicd/%.o: INCLUDES += $(FWNIC_INC)
-$(NICD_SRCS:%.c=$(B)/obj/%.o): $(DATAPATH_GEN)/.stamp
+$(NICD_SRCS:%.c=$(B)/obj/%.o): $(FWNIC_STAMPS)
 
 $(NICD): $(NICD_SRCS:%.c=$(B)/obj/%.o) $(FWNIC_LIB) $(HW_LIB) $(ISS_LIB)
 	@mkdir -p $(dir $@)

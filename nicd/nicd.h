@@ -29,6 +29,7 @@ struct iss_image;
 struct iss_board {
   struct nic *nic;
   struct iss *cpu;
+  unsigned id;                  /* the card's processor this is (0, or 1 of two: --cpus 2) */
   unsigned cls;                 /* enum fwb_class written last */
   bool saw_event;               /* an EVENTS read found events (cleared by lanai_run) */
   bool events_read;             /* the firmware read EVENTS (cleared by lanai_run) */
@@ -65,6 +66,11 @@ struct lanai_nic {
 /* Reset, image into SRAM at 0, release. 0, or -1 (out of memory, image larger than SRAM). */
 int lanai_boot(struct lanai_nic *l, struct nic *nic, const struct iss_image *img,
                uint64_t watchdog_ns);
+/* --cpus 2: the card's second processor over the same SRAM and image (booted by lanai_boot
+ * into cpu0's NIC), released at the image's `_start1` (its map). 0, or -1 (no map, no such
+ * symbol, out of memory). Only processor 0 publishes the window's processor block; a fault of
+ * either faults the NIC. */
+int lanai_boot_cpu1(struct lanai_nic *l, struct nic *nic, const char *image, uint64_t watchdog_ns);
 void lanai_free(struct lanai_nic *l);
 /* Writes a 32-bit word into the booted image's variable `symbol` (found in the image's .map),
  * before the processor runs: --coarse's fw_lanai_fine_mode. 0, or -1 (no map, no such word). */
@@ -109,6 +115,9 @@ struct nicd {
   uint64_t nic_hz, wake_ns;     /* --timing: the profile's processor clock, host wake-up */
   void *vt_trace;               /* --trace: FILE * of the engines' busy intervals */
   struct lanai_nic cpu[NICD_MAX_NICS];
+  unsigned cpus;                /* --cpus: firmware processors per NIC (1 or 2) */
+  struct fw_board bd1[NICD_MAX_NICS];  /* --cpus 2, native: processor 1's view of each NIC */
+  struct lanai_nic cpu1[NICD_MAX_NICS]; /* --cpus 2 --lanai: each NIC's second processor */
   uint64_t t0;
   int verbose;
   unsigned cm_idle_ms;     /* connection manager: a silent client is closed after this */
@@ -142,6 +151,11 @@ void udpwake_stop(void);
 /* loop.c: runs the firmware of every NIC until nicd_stop; sleeps on the NICs' doorbell
  * futexes when nothing is due soon. */
 void nicd_loop(struct nicd *d);
+
+/* cpus2.c: --cpus 2 with the native firmware: NIC i gets its second processor (the routing of
+ * firmware/nic/fw_cpus.h) after fw_init; a pass runs processor 0's then processor 1's. */
+void nicd_cpus2_start(struct nicd *d, unsigned i);
+bool nicd_cpus2_pass(struct nicd *d, unsigned i);
 
 /* vtime.c: the firmware loop of timing mode (--timing): a discrete-event simulation in
  * virtual time of the NICs, their processors and the host processes (window.h, struct

@@ -8,13 +8,16 @@
  * WAITING for signal bits bounds nothing; the processor's write of the host signal register
  * makes it RUNNING at that time plus the profile's wake-up cost, and its timeout is an actor
  * too. Nothing depends on the wall clock, so a run gives the same times on any machine.
- * --trace writes each engine's and processor's busy intervals (scripts/timeline.sh). */
+ * With --cpus 2 each NIC has two processors, each an actor with its own virtual time over the
+ * NIC's one SRAM and hardware. --trace writes each engine's and processor's busy intervals
+ * (scripts/timeline.sh; a second processor is `cpu1`). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../hw/cpus.h"
 #include "../hw/lanai/iss.h"
 #include "futex.h"
 #include "nicd.h"
@@ -83,15 +86,27 @@ static uint64_t clock_max(struct nicd *d) {
   return t;
 }
 
-/* ---- trace: busy intervals of each processor (here) and engine (vt_trace_engine) ---- */
-static uint64_t cpu_since[NICD_MAX_NICS];
+/* ---- the processors: k < d->n is NIC k's (processor 0), k >= d->n NIC k - n's processor 1
+ * (--cpus 2) ---- */
+static unsigned nprocs(const struct nicd *d) { return d->cpus == 2 ? 2 * d->n : d->n; }
+static struct lanai_nic *proc(struct nicd *d, unsigned k) {
+  return k < d->n ? &d->cpu[k] : &d->cpu1[k - d->n];
+}
+/* Its events, or a doorbell from the other processor, wake an idle processor. */
+static bool pending(const struct lanai_nic *l) {
+  int id = (int)l->bd.id;
+  return nic_cpu_events(l->nic, id) != 0 || nic_cpu_kicked(l->nic, id);
+}
 
-static void tr_cpu(struct nicd *d, unsigned i, bool busy, uint64_t t) {
+/* ---- trace: busy intervals of each processor (here) and engine (vt_trace_engine) ---- */
+static uint64_t cpu_since[2 * NICD_MAX_NICS];
+
+static void tr_cpu(struct nicd *d, unsigned k, bool busy, uint64_t t) {
   if (!d->vt_trace) return;
-  if (busy) cpu_since[i] = t;
-  else if (t > cpu_since[i])
-    fprintf(d->vt_trace, "%u cpu %llu %llu\n", (unsigned)d->node[i],
-            (unsigned long long)cpu_since[i], (unsigned long long)t);
+  if (busy) cpu_since[k] = t;
+  else if (t > cpu_since[k])
+    fprintf(d->vt_trace, "%u %s %llu %llu\n", (unsigned)d->node[k % d->n], k < d->n ? "cpu" : "cpu1",
+            (unsigned long long)cpu_since[k], (unsigned long long)t);
 }
 
 void vt_trace_engine(void *ctx, uint16_t node, enum nic_engine e, uint64_t start, uint64_t end) {
@@ -124,32 +139,37 @@ void nicd_timing_loop(struct nicd *d) {
   for (unsigned i = 0; i < d->n; i++) ws.r[i] = nic_window(d->nic[i])->regs;
   uint64_t slack = (8ull * 1000000000ull + d->nic_hz - 1) / d->nic_hz; /* 8 cycles */
   uint32_t seq[NICD_MAX_NICS];
-  for (unsigned i = 0; i < d->n; i++) {   /* booting */
-    d->cpu[i].vt_busy = true;
-    tr_cpu(d, i, true, 0);
-    d->cpu[i].bd.t0 = 0;
-    d->cpu[i].bd.c0 = iss_stats(d->cpu[i].cpu)->cycles;
+  unsigned np = nprocs(d);
+  for (unsigned k = 0; k < np; k++) {   /* booting */
+    struct lanai_nic *l = proc(d, k);
+    l->vt_busy = true;
+    tr_cpu(d, k, true, 0);
+    l->bd.t0 = 0;
+    l->bd.c0 = iss_stats(l->cpu)->cycles;
   }
   while (!nicd_stop) {
     for (unsigned i = 0; i < d->n; i++) seq[i] = atomic_load(&ws.r[i]->nic_seq);
     uint64_t bound, until;
     hosts(d, &bound, &until);
     /* A processor idle since it last found nothing wakes at the first event. */
-    for (unsigned i = 0; i < d->n; i++) {
-      struct lanai_nic *l = &d->cpu[i];
-      if (l->faulted || l->vt_busy || !nic_events(d->nic[i])) continue;
+    for (unsigned k = 0; k < np; k++) {
+      struct lanai_nic *l = proc(d, k);
+      if (l->faulted || l->vt_busy || !pending(l)) continue;
       l->vt_busy = true;
-      if (l->vt_ns < nic_clock(d->nic[i])) l->vt_ns = nic_clock(d->nic[i]);
+      if (l->vt_ns < nic_clock(l->nic)) l->vt_ns = nic_clock(l->nic);
       l->bd.t0 = l->vt_ns;
       l->bd.c0 = iss_stats(l->cpu)->cycles;
-      tr_cpu(d, i, true, l->vt_ns);
+      tr_cpu(d, k, true, l->vt_ns);
     }
     uint64_t t_hw = NIC_NEVER, t_cpu = NIC_NEVER;
     unsigned ci = 0;
     for (unsigned i = 0; i < d->n; i++) {
       uint64_t t = nic_next_due(d->nic[i]);
       if (t < t_hw) t_hw = t;
-      if (d->cpu[i].vt_busy && d->cpu[i].vt_ns + slack < t_cpu) t_cpu = d->cpu[i].vt_ns + slack, ci = i;
+    }
+    for (unsigned k = 0; k < np; k++) {
+      struct lanai_nic *l = proc(d, k);
+      if (l->vt_busy && l->vt_ns + slack < t_cpu) t_cpu = l->vt_ns + slack, ci = k;
     }
     uint64_t t_min = t_hw < t_cpu ? t_hw : t_cpu;
     if (until < t_min) t_min = until;
@@ -170,18 +190,20 @@ void nicd_timing_loop(struct nicd *d) {
     }
     uint64_t limit = bound < t_hw ? bound : t_hw;
     if (until < limit) limit = until;
-    for (unsigned i = 0; i < d->n; i++)
-      if (i != ci && d->cpu[i].vt_busy && d->cpu[i].vt_ns + slack < limit) limit = d->cpu[i].vt_ns + slack;
-    struct lanai_nic *l = &d->cpu[ci];
+    for (unsigned k = 0; k < np; k++) {
+      struct lanai_nic *o = proc(d, k);
+      if (k != ci && o->vt_busy && o->vt_ns + slack < limit) limit = o->vt_ns + slack;
+    }
+    struct lanai_nic *l = proc(d, ci);
     l->bd.wake_ns = d->wake_ns;
-    bool idle = lanai_run_timed(l, d->node[ci], limit, d->nic_hz);
+    bool idle = lanai_run_timed(l, d->node[ci % d->n], limit, d->nic_hz);
     if (idle) {
       l->vt_busy = false;
       tr_cpu(d, ci, false, l->vt_ns);
     }
   }
   if (!d->vt_trace) return;
-  for (unsigned i = 0; i < d->n; i++)
-    if (d->cpu[i].vt_busy) tr_cpu(d, i, false, d->cpu[i].vt_ns);
+  for (unsigned k = 0; k < np; k++)
+    if (proc(d, k)->vt_busy) tr_cpu(d, k, false, proc(d, k)->vt_ns);
   fclose(d->vt_trace);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/timeline.sh TRACE OUT.png [FROM_NS TO_NS]: a gnuplot script (on stdout) drawing the
 # busy intervals nicd --timing --trace wrote (NODE ENGINE START_NS END_NS per line) as a
-# time-line, one row per processor and engine of each NIC, like E-UDP's Fig. 9 (its time flow
+# time-line, one row per processor (two with nicd --cpus 2) and engine of each NIC, like E-UDP's Fig. 9 (its time flow
 # chart). Pipe it into gnuplot: scripts/timeline.sh trace t.png 0 2000000 | gnuplot
 set -eu
 trace=${1:?usage: timeline.sh TRACE OUT.png [FROM_NS TO_NS]}
@@ -12,11 +12,12 @@ awk -v from="$from" -v to="$to" -v out="$out" '
   { if (!(($1, $2) in row)) { row[$1, $2] = 1; keys[n++] = $1 " " $2 }
     if ($4 >= from && $3 <= to) lines[m++] = $0 }
   END {
-    # rows: node by node, the processor first, then the engines in the data path order
-    split("cpu hdma send recv", order, " ")
+    # rows: node by node, the processors first (cpu1: the second of nicd --cpus 2), then the
+    # engines in the data path order
+    split("cpu cpu1 hdma send recv", order, " ")
     y = 0
     for (node = 0; node < 64; node++)
-      for (e = 1; e <= 4; e++)
+      for (e = 1; e <= 5; e++)
         if ((node, order[e]) in row) { at[node, order[e]] = y; label[y] = "NIC " node " " order[e]; y++ }
     print "set terminal pngcairo size 1200," (120 + 40 * y)
     print "set output \"" out "\""

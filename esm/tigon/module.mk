@@ -15,9 +15,13 @@ $(B)/models/tigon/.stamp: $(DATAPATH_ESM) $(wildcard esm/tigon/*.esm esm/tigon/s
 $(TIGON_MODELS): $(B)/models/tigon/.stamp
 VERIFY_MODELS += $(TIGON_MODELS)
 
-# The per-processor dispatchers of the partitioned data path (datapath_step_p0/_p1), for the
-# two-processor emulation's tests; the firmware itself links gen/datapath.
+# The per-processor dispatchers of the partitioned data path (datapath_step_p0/_p1,
+# datapath_run_cpu): the firmware links this output (firmware/nic/module.mk). It is
+# gen/datapath's C (which `make proofs` proves) plus the partition's functions and one field.
+TIGON_C := $(addprefix $(TIGON_GEN)/,datapath.c datapath_RDMA.c datapath_RECV.c \
+             datapath_SDMA.c datapath_SEND.c datapath_VM.c)
 $(TIGON_GEN)/.stamp: $(TIGON_ESM) $(ESMC)
 	@mkdir -p $(TIGON_GEN)
 	$(ESMC) --c -o $(TIGON_GEN) $(TIGON_ESM)
 	@touch $@
+$(TIGON_C) $(TIGON_GEN)/datapath.h $(TIGON_GEN)/datapath_hal.h: $(TIGON_GEN)/.stamp

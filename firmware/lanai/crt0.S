@@ -4,14 +4,10 @@
  * calls main, and parks in a halt loop with main's return value left in rv (r8).
  * Its own section name makes lanai-ld place it first even after `ld.lld -r`. */
 
+#include "lanai_entry.inc"
+
 	.section .text.crt0,"ax",@progbits
-	.globl	_start
-	.type	_start,@function
-	.p2align 2
-_start:
-	mov	hi(__stack_top), %sp
-	or	%sp, lo(__stack_top), %sp
-	mov	%sp, %fp
+	LANAI_ENTRY _start
 	mov	hi(__bss_start), %r3
 	or	%r3, lo(__bss_start), %r3
 	mov	hi(__bss_end), %r9
@@ -25,12 +21,5 @@ _start:
 	bt	.Lclear
 	nop
 .Lcall:
-	/* The call sequence clang uses: push the return address (this + 16), branch. */
-	add	%pc, 0x10, %rca
-	st	%rca, [--%sp]
-	bt	main
-	nop
-.Lhalt:
-	bt	.Lhalt
-	nop
+	LANAI_CALL_AND_PARK main
 	.size	_start, .-_start

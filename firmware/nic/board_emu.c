@@ -4,6 +4,7 @@
 #include "board_emu.h"
 
 #include "../../hw/peerdma.h"
+#include "../../hw/cpus.h"
 
 #include "window.h"
 #include "hostif.h"
@@ -33,9 +34,9 @@ _Static_assert(FWB_ACC_READ == HW_ACC_NIC_READ && FWB_ACC_WRITE == HW_ACC_NIC_WR
 uint8_t *fwb_sram(struct fw_board *b) { return nic_sram_ptr(b->nic, 0, nic_sram_size(b->nic)); }
 uint32_t fwb_sram_size(struct fw_board *b) { return nic_sram_size(b->nic); }
 uint16_t fwb_node(struct fw_board *b) { return nic_node(b->nic); }
-uint32_t fwb_events(struct fw_board *b) { return nic_events(b->nic); }
-void fwb_isr_clear(struct fw_board *b, uint32_t bits) { nic_isr_clear(b->nic, bits); }
-void fwb_imr_set(struct fw_board *b, uint32_t mask) { nic_imr_set(b->nic, mask); }
+uint32_t fwb_events(struct fw_board *b) { return nic_cpu_events(b->nic, (int)b->cpu); }
+void fwb_isr_clear(struct fw_board *b, uint32_t bits) { nic_cpu_isr_clear(b->nic, (int)b->cpu, bits); }
+void fwb_imr_set(struct fw_board *b, uint32_t mask) { nic_cpu_imr_set(b->nic, (int)b->cpu, mask); }
 uint32_t fwb_doorbells_take(struct fw_board *b) { return nic_doorbells_take(b->nic); }
 void fwb_signal_host(struct fw_board *b, uint32_t bits) { nic_signal_host(b->nic, bits); }
 void fwb_class(struct fw_board *b, unsigned k) { (void)b, (void)k; }
@@ -103,3 +104,15 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
 int fwb_peer_copy(struct fw_board *b, uint16_t node, uint32_t from, uint32_t to, uint32_t len) {
   return peerdma_copy(b->nic, node, from, to, len, HOSTIF_DOORBELL_PANIC);
 }
+
+unsigned fwb_cpu(struct fw_board *b) { return b->cpu; }
+unsigned fwb_ncpus(struct fw_board *b) { return (unsigned)nic_cpus(b->nic); }
+
+/* nicd runs one processor's pass at a time, so the semaphore is always free here; the spin is
+ * what a card's processor does. */
+void fwb_lock(struct fw_board *b) {
+  while (!nic_sem_take(b->nic, (int)b->cpu)) {}
+}
+void fwb_unlock(struct fw_board *b) { nic_sem_give(b->nic, (int)b->cpu); }
+void fwb_kick(struct fw_board *b) { nic_cpu_kick(b->nic, (int)(b->cpu ^ 1u)); }
+bool fwb_kicked(struct fw_board *b) { return nic_cpu_kick_take(b->nic, (int)b->cpu) != 0; }

@@ -7,6 +7,7 @@
 
 struct fw_board {
   struct nic *nic;
+  unsigned cpu;       /* the processor this board is the view of (0 with one processor) */
 };
 
 #endif

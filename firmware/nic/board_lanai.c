@@ -144,3 +144,13 @@ int fwb_peer_copy(struct fw_board *b, uint16_t node, uint32_t from, uint32_t to,
   *reg(FWB_R_PEER_LEN) = len;
   return result();
 }
+
+unsigned fwb_cpu(struct fw_board *b) { (void)b; return *reg(FWB_R_CPU_ID); }
+unsigned fwb_ncpus(struct fw_board *b) { (void)b; return *reg(FWB_R_NCPUS); }
+void fwb_lock(struct fw_board *b) {
+  (void)b;
+  while (!*reg(FWB_R_SEM)) {}
+}
+void fwb_unlock(struct fw_board *b) { (void)b; *reg(FWB_R_SEM) = 0; }
+void fwb_kick(struct fw_board *b) { (void)b; *reg(FWB_R_KICK) = 1; }
+bool fwb_kicked(struct fw_board *b) { (void)b; return *reg(FWB_R_KICK) != 0; }

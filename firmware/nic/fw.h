@@ -249,6 +249,10 @@ struct fw {
   uint64_t isr_handled[FWB_ISR_NBITS];   /* hardware ISR bits handled, by bit */
   struct fw_vm vm;                       /* the PANIC VM (fw_vm.h) */
   struct fw_spine spine;                 /* SPINE's IP router (fw_spine.h) */
+  /* Two processors (fw_cpus.c): what each handled; element c is written by processor c only */
+  uint64_t cpu_isr[2];                   /* hardware ISR bits */
+  uint64_t cpu_steps[2];                 /* the data path's transitions */
+  uint64_t cpu_passes[2];                /* passes that held the firmware semaphore */
 };
 
 /* ---- what the proofs assume of the firmware state (proofs/README.md, module fw-dispatch) ----

@@ -171,4 +171,17 @@ enum fwb_region_verdict fwb_region_check(struct fw_board *b, uint64_t host, uint
 /*@ assigns \nothing; */
 int fwb_peer_copy(struct fw_board *b, uint16_t node, uint32_t from, uint32_t to, uint32_t len);
 
+/* ---- two processors (fw_cpus.c) ----
+ * A board is one processor's view of the card: fwb_events, fwb_isr_clear and fwb_imr_set are
+ * that processor's event register and mask (with one processor, the NIC's). */
+unsigned fwb_cpu(struct fw_board *b);
+unsigned fwb_ncpus(struct fw_board *b);   /* the card's processors: 1 or 2 */
+/* The firmware semaphore (a hardware register): spin until this processor holds it; give it
+ * back. */
+void fwb_lock(struct fw_board *b);
+void fwb_unlock(struct fw_board *b);
+/* The doorbell between the processors: raise the other's; take this one's (was it up?). */
+void fwb_kick(struct fw_board *b);
+bool fwb_kicked(struct fw_board *b);
+
 #endif

@@ -32,6 +32,7 @@ enum fwb_reg {
   FWB_R_HDMA_BUSY_HI = 0x2c,
   FWB_R_SEND_BUSY_LO = 0x30, /* read: send engine busy time in ns (LO first latches HI) */
   FWB_R_SEND_BUSY_HI = 0x34,
+  FWB_R_CPU_ID = 0x38,     /* read: this processor's number (0, or 1 on a two-processor card) */
   FWB_R_RESULT = 0x3c,     /* read: the result of the last command written (HDMA START,
                               SEND GO, RECV ARM/ABORT, TIMER): 0 or a negative error */
   /* host DMA: 4 channels of 16 bytes */
@@ -61,6 +62,12 @@ enum fwb_reg {
   /* peer DMA into another NIC's SRAM (hw/peerdma.h) */
   FWB_R_PEER_NODE = 0xd8, FWB_R_PEER_FROM = 0xdc, FWB_R_PEER_TO = 0xe0,
   FWB_R_PEER_LEN = 0xe4,   /* write: length: runs the copy (RESULT) */
+  /* two processors: each has its own page at the same addresses (its events, mask, CPU_ID) */
+  FWB_R_SEM = 0x100,       /* read: 1 if this processor now holds the firmware semaphore, 0 if
+                              the other does; write: gives it back */
+  FWB_R_KICK = 0x104,      /* read: this processor's doorbell from the other (and lowers it);
+                              write: raises the other's */
+  FWB_R_NCPUS = 0x108,     /* read: the card's processors (1, or 2) */
 };
 
 #define FWB_HDMA_CH_STRIDE 16u

@@ -202,6 +202,10 @@ static bool run_machines(struct fw *fw) {
   return r;
 }
 
+/* The parts for the two-processor firmware (fw_cpus.c); the loop below keeps its own calls. */
+void fw_dispatch_events(struct fw *fw, uint32_t ev) { handle(fw, ev); }
+void fw_dispatch_publish(struct fw *fw) { publish_counters(fw); }
+
 bool fw_dispatch_poll(struct fw *fw) {
   bool did = false;
   /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);

@@ -147,6 +147,10 @@ static void show(const char *dev) {
     for (int i = 0; i < 32; i++)
       if (k.events[i]) printf("%s #%d=%" PRIu64, any++ ? "," : "", i, k.events[i]);
     printf("%s\n", any ? "" : " none");
+    if (k.cpu_passes[0] || k.cpu_passes[1])   /* the firmware on two processors */
+      for (int p = 0; p < 2; p++)
+        printf("    processor %d: hardware events %" PRIu64 ", transitions %" PRIu64
+               ", passes %" PRIu64 "\n", p, k.cpu_isr[p], k.cpu_steps[p], k.cpu_passes[p]);
     unsigned vis = 0;
     for (unsigned i = 1; i < HOSTIF_NVI; i++) {
       const volatile struct hostif_vi *v = (const volatile void *)(w.sram + HOSTIF_VI_ADDR(i));

@@ -33,6 +33,13 @@ void iss_free(struct iss *c)
   free(c);
 }
 
+void iss_set_entry(struct iss *c, uint32_t pc)
+{
+  c->pc = pc;
+  c->q0 = pc + 4;
+  c->q1 = pc + 8;
+}
+
 void iss_reset(struct iss *c)
 {
   memset(c->r, 0, sizeof c->r);

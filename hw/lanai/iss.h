@@ -81,6 +81,9 @@ void iss_free(struct iss *c);
 /* Hold in reset: registers and flags zero, pc 0, no fault, counters kept, decoded
  * instructions dropped (load the image after this). */
 void iss_reset(struct iss *c);
+/* After iss_reset: start at pc instead of 0 (the reset vector of a card's second processor,
+ * which shares the first one's SRAM and image). */
+void iss_set_entry(struct iss *c, uint32_t pc);
 /* Runs at most max_insns instructions. */
 enum iss_stop iss_run(struct iss *c, uint64_t max_insns);
 /* From a bus callback: stop after the current instruction. */

@@ -20,6 +20,6 @@ $(CLUSTER_T)/test_cluster: $(B)/san/tests/cluster/test_cluster.o $(B)/san/tests/
 # tests/fuzz/corpus/fuzz_peer_parse).
 PEER_FUZZ := $(B)/fuzz/fuzz_peer_parse
 FUZZ_BINS += $(PEER_FUZZ)
-$(PEER_FUZZ): tests/cluster/fuzz_peer_parse.c nicd/peerparse.c nicd/lineparse.c nicd/nicd.h $(DATAPATH_GEN)/.stamp
+$(PEER_FUZZ): tests/cluster/fuzz_peer_parse.c nicd/peerparse.c nicd/lineparse.c nicd/nicd.h $(FWNIC_STAMPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FWNIC_INC) -Inicd -o $@ tests/cluster/fuzz_peer_parse.c nicd/peerparse.c nicd/lineparse.c

@@ -21,10 +21,32 @@ ON_LANAI := $(foreach t,$(ON_LANAI_SUITES),$(call on_lanai_name,$(t)))
 TEST_BINS += $(ON_LANAI) firmware-lanai
 TESTS     += $(ON_LANAI)
 
-define on_lanai_rule
-$(call on_lanai_name,$(1)): tests/common/module.mk
+# $(call env_suite_rule,SUITE,WRAPPER,VAR=VALUE,WHAT): WRAPPER runs SUITE with VAR=VALUE.
+define env_suite_rule
+$(2): tests/common/module.mk
 	@mkdir -p $$(dir $$@)
-	printf '#!/bin/sh\n# %s on the LANai firmware (tests/common/module.mk)\nVERINIC_FIRMWARE=lanai exec %s "$$$$@"\n' '$(1)' '$(1)' >$$@
+	printf '#!/bin/sh\n# %s on %s (tests/common/module.mk)\n%s exec %s "$$$$@"\n' '$(1)' '$(4)' '$(3)' '$(1)' >$$@
 	chmod +x $$@
 endef
+# $(call on_lanai_rule,SUITE): SUITE's wrapper on the LANai firmware (for suites listed elsewhere).
+on_lanai_rule = $(call env_suite_rule,$(1),$(call on_lanai_name,$(1)),VERINIC_FIRMWARE=lanai,the LANai firmware)
 $(foreach t,$(ON_LANAI_SUITES),$(eval $(call on_lanai_rule,$(t))))
+
+# --- end-to-end suites on two firmware processors per NIC -----------------------------------
+# build/tests/on-cpus2/<suite>.cpus2.sh runs the suite with VERINIC_CPUS=2: its nicd runs
+# every NIC's firmware on two processors (nicd --cpus 2, firmware/nic/fw_cpus.h);
+# <suite>.lanai-cpus2.sh the same on the LANai image (two simulated processors per NIC).
+ON_CPUS2_SUITES := $(B)/tests/vipl/test_vipl_e2e $(B)/tests/vipl/test_vipl_reliable \
+                   $(B)/tests/vipl/test_vipl_rdma tests/sovia_lib/echo.sh
+on_cpus2_name = $(B)/tests/on-cpus2/$(notdir $(basename $(1))).cpus2.sh
+ON_CPUS2 := $(foreach t,$(ON_CPUS2_SUITES),$(call on_cpus2_name,$(t)))
+TEST_BINS += $(ON_CPUS2)
+TESTS     += $(ON_CPUS2)
+
+$(foreach t,$(ON_CPUS2_SUITES),$(eval $(call env_suite_rule,$(t),$(call on_cpus2_name,$(t)),VERINIC_CPUS=2,two firmware processors)))
+ON_LANAI_CPUS2_SUITES := $(B)/tests/vipl/test_vipl_e2e tests/sovia_lib/echo.sh
+on_lanai_cpus2_name = $(B)/tests/on-cpus2/$(notdir $(basename $(1))).lanai-cpus2.sh
+ON_LANAI_CPUS2 := $(foreach t,$(ON_LANAI_CPUS2_SUITES),$(call on_lanai_cpus2_name,$(t)))
+TEST_BINS += $(ON_LANAI_CPUS2)
+TESTS     += $(ON_LANAI_CPUS2)
+$(foreach t,$(ON_LANAI_CPUS2_SUITES),$(eval $(call env_suite_rule,$(t),$(call on_lanai_cpus2_name,$(t)),VERINIC_FIRMWARE=lanai VERINIC_CPUS=2,two LANai processors)))

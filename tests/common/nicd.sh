@@ -11,7 +11,8 @@
 #   nicd's connection manager and hosts file. Starts ${NICD:-build/bin/nicd} -n 2 with the
 #   options in the background ($nicd; output in $run/nicd.log); with VERINIC_FIRMWARE=lanai
 #   also --lanai ${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img} (the LANai image on nicd's
-#   instruction-set simulator). Returns 0 once its socket is there (10 s at most), else 1.
+#   instruction-set simulator), with VERINIC_CPUS=N also --cpus N. Returns 0 once its socket
+#   is there (10 s at most), else 1.
 # nicd_cleanup
 #   Stops nicd, kills the script's other background jobs and removes $run.
 
@@ -31,6 +32,7 @@ nicd_start() {
     lanai) fw=(--lanai "${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img}") ;;
     *) echo "nicd_start: VERINIC_FIRMWARE=$VERINIC_FIRMWARE: not native or lanai" >&2; return 1 ;;
   esac
+  [[ -n ${VERINIC_CPUS:-} ]] && fw+=(--cpus "$VERINIC_CPUS")
   "${NICD:-build/bin/nicd}" -n 2 --run "$run" --prefix "$prefix" "${fw[@]}" "$@" \
     >"$run/nicd.log" 2>&1 &
   nicd=$!

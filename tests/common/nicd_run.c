@@ -110,6 +110,8 @@ pid_t nicd_start(int n, bool fast) {
     }
     if (fast) argv[k++] = "--fast";
     if (lanai) argv[k++] = "--lanai", argv[k++] = image;
+    const char *cpus = getenv("VERINIC_CPUS");
+    if (cpus && *cpus) argv[k++] = "--cpus", argv[k++] = cpus;
     argv[k] = NULL;
     execv(bin, (char *const *)argv);
     perror(bin);

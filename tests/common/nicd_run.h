@@ -23,8 +23,8 @@
  * build/lanai/firmware.img) on nicd's instruction-set simulator (nicd --lanai). With
  * VERINIC_TIMING=PROFILE, nicd runs the LANai image in timing mode (nicd --timing PROFILE,
  * --trace $VERINIC_TIMING_TRACE when set, --coarse when $VERINIC_TIMING_COARSE is set;
- * `fast` is ignored). The pid, or -1 (with a
- * message). */
+ * `fast` is ignored). With VERINIC_CPUS=N, nicd --cpus N (two firmware processors per NIC).
+ * The pid, or -1 (with a message). */
 pid_t nicd_start(int n, bool fast);
 /* SIGTERM (or SIGKILL when kill9, then removes the windows it left), reaps it and removes
  * the run directory. */

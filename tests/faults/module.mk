@@ -32,6 +32,6 @@ faults-long: $(FAULTS_T)/test_faults
 # The connection manager's request parser, fuzzed (seeds in tests/fuzz/corpus/fuzz_cm_parse).
 CM_FUZZ   := $(B)/fuzz/fuzz_cm_parse
 FUZZ_BINS += $(CM_FUZZ)
-$(CM_FUZZ): tests/faults/fuzz_cm_parse.c nicd/cmparse.c nicd/lineparse.c nicd/nicd.h $(DATAPATH_GEN)/.stamp
+$(CM_FUZZ): tests/faults/fuzz_cm_parse.c nicd/cmparse.c nicd/lineparse.c nicd/nicd.h $(FWNIC_STAMPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FWNIC_INC) -Inicd -o $@ tests/faults/fuzz_cm_parse.c nicd/cmparse.c nicd/lineparse.c

@@ -1,6 +1,7 @@
 /* A NIC's two firmware processors (hw/cpus.c): engine events reach the processor whose route
  * holds their bit, each processor masks and clears only its own events, one processor by
- * default sees everything as the NIC's own register does, and each scratchpad is private. */
+ * default sees everything as the NIC's own register does, each scratchpad is private, and the
+ * semaphore and the doorbell between the processors work as cpus.h says. */
 #include "hwtest.h"
 #include "../../hw/cpus.h"
 
@@ -73,11 +74,35 @@ static void scratchpads_are_private(void **state) {
   nic_destroy(nic);
 }
 
+static void semaphore_and_kick(void **state) {
+  (void)state;
+  struct nic *nic = t_nic(0, NIC_TIMING_MODEL);
+  nic_cpus_set(nic, 2, RX_BITS);
+  assert_int_equal(nic_sem_holder(nic), -1);
+  assert_int_equal(nic_sem_take(nic, 1), 1);
+  assert_int_equal(nic_sem_take(nic, 1), 1);
+  assert_int_equal(nic_sem_take(nic, 0), 0);
+  nic_sem_give(nic, 0);                      /* not the holder: nothing happens */
+  assert_int_equal(nic_sem_holder(nic), 1);
+  nic_sem_give(nic, 1);
+  assert_int_equal(nic_sem_take(nic, 0), 1);
+  assert_int_equal(nic_sem_take(nic, 2), 0);
+  /* The doorbell between the processors stays up until its processor takes it. */
+  assert_false(nic_cpu_kicked(nic, 0));
+  nic_cpu_kick(nic, 0);
+  assert_true(nic_cpu_kicked(nic, 0));
+  assert_false(nic_cpu_kicked(nic, 1));
+  assert_true(nic_cpu_kick_take(nic, 0));
+  assert_false(nic_cpu_kick_take(nic, 0));
+  nic_destroy(nic);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_processor_by_default),
       cmocka_unit_test(events_follow_the_route),
       cmocka_unit_test(scratchpads_are_private),
+      cmocka_unit_test(semaphore_and_kick),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

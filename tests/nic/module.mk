@@ -5,7 +5,7 @@ TEST_BINS += $(NIC_T)/test_fw $(NIC_T)/test_nicd
 TESTS     += $(NIC_T)/test_fw $(NIC_T)/test_nicd
 
 $(B)/san/tests/nic/%.o: INCLUDES += $(FWNIC_INC)
-$(B)/san/tests/nic/%.o: $(DATAPATH_GEN)/.stamp
+$(B)/san/tests/nic/%.o: $(FWNIC_STAMPS)
 
 $(NIC_T)/test_fw: $(B)/san/tests/nic/test_fw.o $(B)/san/tests/nic/rawhost.o $(FWNIC_LIB_SAN) $(HW_LIB_SAN)
 	@mkdir -p $(dir $@)

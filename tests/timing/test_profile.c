@@ -1,5 +1,5 @@
-/* test_profile.c: the hardware profile reader (hw/profile.c): units, every shipped profile in
- * hw/profiles/, and the file:line:col of each kind of error. */
+/* test_profile.c: the hardware profile reader (hw/profile.c): units, the optional processor
+ * count, every shipped profile in hw/profiles/, and the file:line:col of each kind of error. */
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +37,10 @@ int main(int argc, char **argv) {
   CHECK(p.link_bps == 160000000, "link %llu", (unsigned long long)p.link_bps);
   CHECK(p.host_copy_bps == 300000000 && p.host_wake_ns == 1000 && p.host_call_ns == 250, "host");
   CHECK(profile_cycles_ns(&p, 133) == 1000 && profile_cycles_ns(&p, 1) == 8, "cycles to ns");
+  CHECK(p.processors == 1, "processors default %llu", (unsigned long long)p.processors);
+  const char *two = GOOD "processors = 2\n";
+  CHECK(profile_parse("t.prof", two, strlen(two), &p, err, sizeof err) == 0 && p.processors == 2,
+        "processors = 2: %s", err);
 
   expect_error("name = x\nnic.clock = 133 MHz\nnic.clock = 1 GHz\n",
                "t.prof:3:1: error: 'nic.clock' given twice");
@@ -49,6 +53,8 @@ int main(int argc, char **argv) {
   expect_error("host.call 5 ns\n", "t.prof:1:11: error: expected '=' after 'host.call'");
   expect_error("host.call = 5\n", "t.prof:1:14: error: missing unit: expected a time (ns, us, ms, s)");
   expect_error("name = only\n", "t.prof:2:1: error: missing key 'nic.clock'");
+  expect_error("processors = 3\n", "t.prof:1:14: error: expected 1 or 2, without a unit");
+  expect_error("processors = 2 cpus\n", "t.prof:1:14: error: expected 1 or 2, without a unit");
 
   /* Every shipped profile loads (run from the top of the tree; or the files given). */
   glob_t g = {0};
