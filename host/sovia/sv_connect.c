@@ -6,7 +6,9 @@
  * socket closed while connecting is abandoned: the helper frees what it set up. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sv_int.h"
 
@@ -34,6 +36,8 @@ static int run(struct sv_connecting *pc) {
     VIP_VI_ATTRIBUTES rat;
     r = VipConnectRequest(c->vi, &la.a, &ra.a, pc->cfg.connect_ms, &rat);
     if (r != VIP_SUCCESS) err = r == VIP_TIMEOUT ? ETIMEDOUT : ECONNREFUSED;
+    if (r != VIP_SUCCESS && getenv("SOVIA_DEBUG"))
+      fprintf(stderr, "sovia %d: VipConnectRequest: %d\n", (int)getpid(), (int)r);
   }
   sv_lock();
   struct sv_sock *s = pc->s;

@@ -117,13 +117,17 @@ struct sv_shared {
 
 struct sv_listener {
   unsigned node, port;
-  int backlog;
-  struct sv_conn **q;         /* accepted connections not yet taken */
+  unsigned backlog;           /* connections the thread accepts ahead of accept() */
+  struct sv_conn **q;         /* accepted connections not yet taken: a ring of qcap, room
+                               * beyond the backlog for the requests a pause takes */
   unsigned qh, qn, qcap;
   pthread_t thr;
   bool thr_started;           /* the connection thread runs from the first accept/poll */
   bool stop, thr_done;
   bool closing;               /* stop for good (close), not a pause for fork: refuse requests */
+  bool room_wait;             /* the connection thread waits for room in the backlog, not in
+                               * VipConnectWait: a stop needs no stopper request */
+  bool stopper_sent;          /* a stop sent one: the thread takes it from VipConnectWait */
   bool abandoned;             /* closed while its thread could not be woken: the thread frees */
   int creator;                /* pid that listened: it alone removes the registry entry */
   unsigned evseq;

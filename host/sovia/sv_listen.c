@@ -6,8 +6,11 @@
  * 4.3): it waits for VI connection requests (VipConnectWait), sets each connection up (VI,
  * registered buffers, receive descriptors posted before accepting) and accepts it, so that,
  * as with TCP, connect() completes before the application calls accept(); accept() takes
- * connections from the backlog. A full backlog rejects (ECONNREFUSED at the client). close()
- * stops the thread by connecting to it (it rejects) and joins it. */
+ * connections from the backlog. While the backlog is full the thread takes no request, so a
+ * client's connect() waits, as a kernel's full accept queue makes it wait (the SYN dropped and
+ * sent again): it completes once accept() makes room, or times out (SOVIA_CONNECT_MS). close()
+ * stops the thread by connecting to it (it rejects) and joins it; when the process that
+ * listened closes it, the requests still waiting are refused (ECONNREFUSED at the client). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,8 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+
+#define SV_BACKLOG_MAX 64
 
 struct netaddr { VIP_NET_ADDRESS a; uint8_t more[64]; };
 
@@ -58,12 +63,56 @@ static int reg_claim(struct sv_listener *l) {
   return -EADDRINUSE;
 }
 
+/* Until the backlog has room (connections another process accepted from a backlog a fork
+ * shared are dropped from it): true, and the thread takes the next request. A stop ends the
+ * wait: true if a stopper request is on its way (the thread takes it, as always), false if
+ * the stop found the thread waiting here and sent none (the thread ends). */
+static bool wait_room(struct sv_listener *l) {
+  bool go;
+  sv_lock();
+  for (;;) {
+    if (l->stop) {
+      go = l->stopper_sent;
+      break;
+    }
+    sv_backlog_ready(l);
+    if (l->qn < l->backlog) {
+      go = true;
+      break;
+    }
+    l->room_wait = true;
+    sv_unlock();
+    usleep(1000);
+    sv_lock();
+  }
+  l->room_wait = false;
+  sv_unlock();
+  return go;
+}
+
+/* The listener's creator closed it while its backlog was full: the requests still waiting are
+ * refused. */
+static void refuse_waiting(struct netaddr *local) {
+  struct netaddr remote;
+  VIP_CONN_HANDLE ch;
+  VIP_VI_ATTRIBUTES ra;
+  while (VipConnectWait(G.nic, &local->a, 20, &remote.a, &ra, &ch) == VIP_SUCCESS)
+    VipConnectReject(ch);
+}
+
 static void *conn_thread(void *arg) {
   struct sv_listener *l = arg;
   struct netaddr local, remote;
   sv_disc(l->node, l->port, &local.a);
   int fails = 0;
   for (;;) {
+    if (!wait_room(l)) {
+      sv_lock();   /* its creator closed it (another process's copy may still accept) */
+      bool refuse = l->closing && l->creator == (int)getpid();
+      sv_unlock();
+      if (refuse) refuse_waiting(&local);
+      break;
+    }
     VIP_CONN_HANDLE ch;
     VIP_VI_ATTRIBUTES ra;
     VIP_RETURN r = VipConnectWait(G.nic, &local.a, VIP_INFINITE, &remote.a, &ra, &ch);
@@ -86,6 +135,8 @@ static void *conn_thread(void *arg) {
       continue;              /* another process's listener is stopping: it tries again */
     }
     if (closing || full) {    /* a pause (fork) still takes requests: they are this process's */
+      if (getenv("SOVIA_DEBUG"))
+        fprintf(stderr, "sovia %d: refuses a request (%s)\n", (int)getpid(), closing ? "closing" : "full");
       VipConnectReject(ch);
       if (closing) break;
       continue;
@@ -93,6 +144,8 @@ static void *conn_thread(void *arg) {
     int err = 0;
     struct sv_conn *c = sv_conn_new(&l->cfg, &err);
     if (!c) {
+      if (getenv("SOVIA_DEBUG"))
+        fprintf(stderr, "sovia %d: refuses a request (no connection: %s)\n", (int)getpid(), strerror(err));
       VipConnectReject(ch);
       continue;
     }
@@ -133,6 +186,7 @@ bool sv_listen_dead(struct sv_listener *l) { return l->thr_started && l->thr_don
 void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
   l->thr_done = false;
+  l->stopper_sent = false;
   l->thr_started = pthread_create(&l->thr, NULL, conn_thread, l) == 0;
 }
 
@@ -142,8 +196,9 @@ int sv_listen_start(struct sv_sock *s, int backlog) {
   l->node = G.node;
   l->port = ntohs(s->local.sin_port);
   if (backlog < 1) backlog = 1;
-  if (backlog > 64) backlog = 64;
-  l->qcap = (unsigned)backlog;
+  if (backlog > SV_BACKLOG_MAX) backlog = SV_BACKLOG_MAX;
+  l->backlog = (unsigned)backlog;
+  l->qcap = 2 * SV_BACKLOG_MAX;
   l->q = calloc(l->qcap, sizeof *l->q);
   l->cfg = s->cfg;
   l->creator = (int)getpid();
@@ -195,8 +250,10 @@ static bool thread_stop(struct sv_listener *l) {
   if (!l->thr_started) return true;
   l->stop = true;
   for (int tries = 0; tries < 20 && !l->thr_done; tries++) {
+    bool waking = !l->room_wait;   /* in its wait for room it sees stop itself */
+    if (waking) l->stopper_sent = true;
     sv_unlock();
-    bool made = wake_once(l);
+    bool made = !waking || wake_once(l);
     for (int i = 0; made && i < 200; i++) {   /* the rejected thread is on its way out */
       sv_lock();
       bool done = l->thr_done;
