@@ -124,6 +124,9 @@ void lnic_free(void *p);
  * file mappings, not writable), -ENOSPC when the region table is full. */
 int lnic_mem_register(struct lnic_dev *d, void *addr, size_t len, uint32_t ptag);
 int lnic_mem_deregister(struct lnic_dev *d, int id);
+/* Drops this process's record of registration id and nothing else: after a fork another
+ * process shares the memory and deregisters it (its regions and segment stay as they are). */
+int lnic_mem_forget(struct lnic_dev *d, int id);
 /* Opens registration id to remote RDMA Writes or closes it (hostif.h: its regions' access
  * word gets HOSTIF_REGION_RDMA_WRITE, or loses it). Every registration's regions carry its key
  * (id + 1) from the start, so an RDMA Write naming it reaches only its own memory. */

@@ -107,6 +107,15 @@ int lnic_mem_deregister(struct lnic_dev *d, int id) {
   return 0;
 }
 
+int lnic_mem_forget(struct lnic_dev *d, int id) {
+  if (!d || id < 0 || id >= NIC_MAX_MR) return -EINVAL;
+  lnic_lock(d);
+  int rc = d->mr[id].used ? 0 : -ENOENT;
+  if (!rc) memset(&d->mr[id], 0, sizeof d->mr[id]);
+  lnic_unlock(d);
+  return rc;
+}
+
 int lnic_mem_find(struct lnic_dev *d, const void *addr, size_t len, uint32_t ptag) {
   uintptr_t a = (uintptr_t)addr;
   for (int i = 0; i < NIC_MAX_MR; i++) {

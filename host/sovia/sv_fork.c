@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+#include "vipl_ext.h"
 
 void sv_sys_close(int fd) {
   if (G.fd_hook) G.fd_hook(fd);
@@ -112,6 +113,7 @@ void sv_conn_forget(struct sv_conn *c) {
       *pp = c->next;
       break;
     }
+  VipxForgetMem(G.nic, c->mem, c->mh);   /* the registration record: the other's to end */
   madvise(c->mem, c->memlen, MADV_DONTNEED);
   free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
   free(c->held);

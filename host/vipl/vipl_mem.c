@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 
 static int mr_lookup(struct vnic *n, VIP_PVOID addr, VIP_MEM_HANDLE h) {
@@ -35,8 +36,9 @@ VIP_RETURN VipRegisterMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress, VI
   return VIP_SUCCESS;
 }
 
-VIP_RETURN VipDeregisterMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
-                            VIP_MEM_HANDLE MemoryHandle) {
+/* Ends this process's registration: drop is lnic_mem_deregister, or lnic_mem_forget. */
+static VIP_RETURN release(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
+                          VIP_MEM_HANDLE MemoryHandle, int (*drop)(struct lnic_dev *, int)) {
   struct vnic *n = vh_get(NicHandle, VH_NIC);
   if (!n) return VIP_INVALID_PARAMETER;
   lnic_lock(n->dev);
@@ -48,7 +50,17 @@ VIP_RETURN VipDeregisterMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
   }
   lnic_unlock(n->dev);
   if (id < 0) return VIP_INVALID_PARAMETER;
-  return vipl_err(lnic_mem_deregister(n->dev, id));
+  return vipl_err(drop(n->dev, id));
+}
+
+VIP_RETURN VipDeregisterMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
+                            VIP_MEM_HANDLE MemoryHandle) {
+  return release(NicHandle, VirtualAddress, MemoryHandle, lnic_mem_deregister);
+}
+
+VIP_RETURN VipxForgetMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
+                         VIP_MEM_HANDLE MemoryHandle) {
+  return release(NicHandle, VirtualAddress, MemoryHandle, lnic_mem_forget);
 }
 
 VIP_RETURN VipQueryMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID Address, VIP_MEM_HANDLE MemHandle,

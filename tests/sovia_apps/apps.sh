@@ -172,6 +172,18 @@ t_socat() {
     bad "socat fork: $good of 8 at once:$why server: $(tail -c 300 "$run/sof.err" | tr '\n' ' ')"
     build/bin/nicstat "${prefix}0" "${prefix}1" 2>&1 | grep -E "drops|reliable|retransmission|VIs in use" | sed 's/^/    /'
   fi
+  # More connections handed to children than a process has registration records (libnic's
+  # NIC_MAX_MR, 255): the parent forgets each one's record (VipxForgetMem)
+  local r n=0
+  for r in $(seq 1 40); do
+    for i in 1 2 3 4 5 6 7 8; do
+      (echo "many $i" | on_sovia 1 timeout 10 socat -t 5 - TCP:10.0.0.1:$port >"$run/sof.$i" 2>/dev/null) &
+    done
+    wait $(jobs -p | grep -v "^$srv$" | grep -v "^$nicd$") 2>/dev/null
+    for i in 1 2 3 4 5 6 7 8; do [[ $(cat "$run/sof.$i") == "MANY $i" ]] && n=$((n + 1)); done
+  done
+  ((n == 320)) && ok "socat fork: 320 more connections, 8 at a time (more than 255 registration records)" \
+    || bad "socat fork: $n of 320 connections answered: $(grep -v claims "$run/sof.err" | tail -c 300)"
   stop "$srv" TERM 10 && ok "socat fork: SIGTERM: the parent exits" || bad "socat fork: parent hangs"
 }
 
