@@ -59,7 +59,7 @@ void hwin_signal_host(struct hwin *w, uint32_t bits) {
   struct hw_regs *r = w->regs;
   atomic_fetch_or(&r->host_irq, bits);
   atomic_fetch_add_explicit(&r->ctr[HW_CTR_HOST_SIGNALS], 1, memory_order_relaxed);
-  wait_wake_hosts(r);
+  wait_wake_hosts_bits(r, bits);
 }
 
 void hwin_fault(struct hwin *w) {

@@ -6,7 +6,9 @@
  * WAIT_CLOCK_EVERY looks, no system call), for a time the caller chooses, then sleeps on a
  * futex word. A sleeper announces itself (host_waiters, nic_sleeping) before its last look,
  * and a waker bumps the sequence word before it reads the announcement, so a wake-up is never
- * lost. Hosts sleep in slices of WAIT_SLICE_NS so a NIC process that died without marking
+ * lost. A host sleeps with its mask as the futex's bit set, and a signal wakes only the
+ * sleepers of its bits (one thread's completion does not wake the process's other threads);
+ * a stop or fault wakes every sleeper. Hosts sleep in slices of WAIT_SLICE_NS so a NIC process that died without marking
  * its window stopped is noticed. */
 #ifndef IFACE_WAIT_H
 #define IFACE_WAIT_H
@@ -40,7 +42,9 @@ uint64_t wait_spin_env(const char *var, uint64_t dflt_ns);
 
 /* Wake sides: called after the state they announce is stored. */
 void wait_wake_nic(struct hw_regs *r);   /* a doorbell is pending (db_pending) */
-void wait_wake_hosts(struct hw_regs *r); /* signal bits raised (host_irq) or the NIC stopped */
+void wait_wake_hosts(struct hw_regs *r); /* the NIC stopped, or anything every host sees */
+/* Signal bits raised (host_irq): wakes only the sleepers waiting for one of them. */
+void wait_wake_hosts_bits(struct hw_regs *r, uint32_t bits);
 
 /* True when the window's NIC is stopped or its process is gone (a kill(2) probe). */
 bool wait_nic_gone(struct hw_regs *r);

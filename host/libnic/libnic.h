@@ -90,7 +90,8 @@ struct lnic_dev {
   /* The L1 drainer thread (nic_drain.c), started when a queue first overflows into L1. */
   pthread_t drainer;
   pthread_cond_t drain_cond;
-  bool drainer_running, drainer_stop;
+  bool drainer_running, drainer_stop, drainer_idle;
+  uint64_t drains;              /* lnic_drain_all calls, the drainer's and the program's */
   int vt_slot;                  /* timing mode: this process's slot + 1 (0: none yet) */
 };
 

@@ -174,6 +174,7 @@ void lnic_wq_flush(struct lnic_vi *v, enum lnic_q qi, uint32_t status) {
 
 uint32_t lnic_drain_all(struct lnic_dev *d) {
   uint32_t mask = 0;
+  d->drains++;
   for (unsigned i = 0; i < HOSTIF_NVI; i++) {
     struct lnic_vi *v = d->vi[i];
     if (!v) continue;

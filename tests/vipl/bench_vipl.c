@@ -117,6 +117,9 @@ uint32_t vrecv(struct vep *e) {
   return imm;
 }
 
+/* Which parts vipl_side runs (--vipl-lat, --vipl-bw: one part alone, for profiling). */
+static bool run_lat = true, run_bw = true;
+
 /* node 0 echoes; node 1 measures and writes its results to fd. */
 static void vipl_side(int node, int fd) {
   struct vep e;
@@ -124,7 +127,7 @@ static void vipl_side(int node, int fd) {
   struct result res = {0};
   unsigned out = 0;
   double *s = malloc(sizeof(double) * 2000);
-  for (unsigned li = 0; li < NLAT; li++) {
+  for (unsigned li = 0; run_lat && li < NLAT; li++) {
     uint32_t sz = lat_sizes[li];
     unsigned n = iters_lat(sz);
     for (unsigned i = 0; i < n + 10; i++) {
@@ -143,7 +146,7 @@ static void vipl_side(int node, int fd) {
   }
   vreap_sends(&e, true, &out);
   /* Streaming, node 1 -> node 0; node 0 returns a credit every 8 messages. */
-  for (unsigned bi = 0; bi < NBW; bi++) {
+  for (unsigned bi = 0; run_bw && bi < NBW; bi++) {
     uint32_t sz = bw_sizes[bi];
     unsigned n = iters_bw(sz);
     if (node == 1) {
@@ -278,15 +281,27 @@ static void tcp_fn(int node, int port, int fd) { tcp_side(node, port, fd); }
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (argc == 2 && strcmp(argv[1], "--lanai") == 0) return bench_lanai();
-  if (argc != 1) {
-    fprintf(stderr, "usage: bench_vipl [--lanai]\n");
+  bool vipl_only = argc == 2 && (strcmp(argv[1], "--vipl-lat") == 0 ||
+                                 strcmp(argv[1], "--vipl-bw") == 0);
+  if (argc != 1 && !vipl_only) {
+    fprintf(stderr, "usage: bench_vipl [--lanai | --vipl-lat | --vipl-bw]\n");
     return 2;
   }
+  if (vipl_only) run_bw = argv[1][7] == 'b', run_lat = !run_bw;
   struct result v, t;
   pid_t nicd = nicd_start(2, true);
   if (nicd <= 0) return 1;
   int rv = run_pair(vipl_fn, 0, &v);
   nicd_stop(nicd, false);
+  if (vipl_only) {   /* VIPL alone: the parts asked for, no TCP, no floors */
+    if (rv) return 1;
+    for (unsigned i = 0; run_lat && i < NLAT; i++)
+      printf("lat %6u B  median %8.2f us  p99 %8.2f us\n", lat_sizes[i], v.lat_med[i],
+             v.lat_p99[i]);
+    for (unsigned i = 0; run_bw && i < NBW; i++)
+      printf("bw %8u B  %10.1f MB/s\n", bw_sizes[i], v.bw[i]);
+    return 0;
+  }
   int rt = run_pair(tcp_fn, 20000 + getpid() % 20000, &t);
   if (rv || rt) {
     fprintf(stderr, "bench-vipl: a run failed (vipl %d, tcp %d)\n", rv, rt);
