@@ -6,8 +6,8 @@
  * producer index (the second level of E-UDP's two-level queue, section 4.2; the first level,
  * in host memory, is libnic's overflow list for when a ring is full). It then rings doorbell
  * `vi` of the NIC window. The firmware consumes descriptors in order, moves the data, writes
- * the completion into the descriptor's slot (status last) and raises host signal bit
- * HOSTIF_SIG_VI(vi).
+ * the completion into the descriptor's slot (status last) and raises the host signal bit of
+ * that work queue, HOSTIF_SIG_SQ(vi) or HOSTIF_SIG_RQ(vi).
  *
  * Byte order: every multi-byte field below is little-endian (the PCI host's order), whatever
  * the NIC's processor: hosts read and write them natively, the big-endian LANai firmware
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 3u   /* 3: faults by id in hostif_counters */
+#define HOSTIF_VERSION 4u   /* 3: faults by id in hostif_counters; 4: a signal bit per work queue */
 
 /* SRAM map. The first 1.5 MiB hold the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
@@ -276,8 +276,14 @@ struct hostif_counters {
 
 /* Doorbell i of the NIC window (iface/WINDOW.md) is rung for VI i after publishing `prod`. */
 #define HOSTIF_DOORBELL_VI(i) (i)
-/* Host signal bits (wait_signal, iface/wait.h): VI i completed something that asked for a signal. */
-#define HOSTIF_SIG_VI(i) (1u << (i))
+/* Host signal bits (wait_signal, iface/wait.h): VI i's send queue (bit i) or receive queue
+ * (bit 16 + i; VI 0, the firmware's, has none: bit 16 is HOSTIF_SIG_PANIC) completed
+ * something that asked for a signal. One bit per queue, so that a thread waiting for a
+ * receive sleeps through its own sends' completions. HOSTIF_SIG_VI: both, for those waiting
+ * for anything of the VI and for nicd's "look now" when a VI breaks. */
+#define HOSTIF_SIG_SQ(i) (1u << (i))
+#define HOSTIF_SIG_RQ(i) ((i) ? 1u << (16u + (i)) : 0u)
+#define HOSTIF_SIG_VI(i) (HOSTIF_SIG_SQ(i) | HOSTIF_SIG_RQ(i))
 
 _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");
 

@@ -63,7 +63,7 @@ void fw_rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint3
   fw_sram_release();
   fw_sram_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done);
   fw_sram_wr32(fw, FW_RING_DONE(vi, rq), v->rq_done);
-  fwb_signal_host(fw->board, HOSTIF_SIG_VI(vi));
+  fwb_signal_host(fw->board, HOSTIF_SIG_RQ(vi));
 }
 
 /* Snapshot of the VI's next receive descriptor; false if none is posted. A producer index

@@ -90,7 +90,7 @@ static void sq_retire(struct fw *fw, unsigned vi) {
     fw_sram_wr32(fw, FW_RING_DONE(vi, sq), v->sq_done);
     any = true;
   }
-  if (any) fwb_signal_host(fw->board, fw_vi_bit(vi)); /* HOSTIF_SIG_VI(vi) */
+  if (any) fwb_signal_host(fw->board, fw_vi_bit(vi)); /* HOSTIF_SIG_SQ(vi) */
 }
 
 /*@ requires fw_ok(fw);

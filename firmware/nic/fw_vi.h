@@ -6,7 +6,7 @@
 
 #include "fw_sram.h"
 
-/* 1u << vi, the bit of a VI in the firmware's masks (and HOSTIF_SIG_VI). A function, so that
+/* 1u << vi, the bit of a VI in the firmware's masks (and HOSTIF_SIG_SQ). A function, so that
  * the range of the shift is proved once (-wp-auto wp:range enumerates vi; the provers do not
  * interpret <<). */
 /*@ requires vi < 32;

@@ -158,7 +158,8 @@ int lnic_post(struct lnic_vi *v, enum lnic_q q, const struct hostif_desc *d, voi
 int lnic_progress(struct lnic_vi *v, enum lnic_q q);
 /* Moves L1 descriptors of every VI of the device into the ring slots the NIC has freed (any
  * libnic call may be the one that notices): E-UDP's self-clocking drain. Returns the mask of
- * VIs (HOSTIF_SIG_VI bits) that still hold L1 descriptors, which a waiter should also wait on. */
+ * queues (their HOSTIF_SIG_SQ / HOSTIF_SIG_RQ bits) that still hold L1 descriptors, which a
+ * waiter should also wait on. */
 uint32_t lnic_drain_all(struct lnic_dev *d);
 /* Lock held: a queue has descriptors in L1; make sure the drainer thread is on it. */
 void lnic_drainer_kick(struct lnic_dev *d);

@@ -182,7 +182,7 @@ uint32_t lnic_drain_all(struct lnic_dev *d) {
       struct lnic_wq *q = &v->q[qi];
       if (q->pushed == q->posted) continue;
       lnic_progress(v, (enum lnic_q)qi);
-      if (q->pushed != q->posted) mask |= HOSTIF_SIG_VI(i);
+      if (q->pushed != q->posted) mask |= qi == NIC_SQ ? HOSTIF_SIG_SQ(i) : HOSTIF_SIG_RQ(i);
     }
   }
   return mask;

@@ -121,7 +121,10 @@ VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *V
     lnic_lock(c->nic->dev);
     uint32_t mask;
     VIP_RETURN r = cq_try(c, ViHandle, RecvQueue, &mask);
-    for (unsigned i = 0; i < c->nmem; i++) mask |= HOSTIF_SIG_VI(c->mem[i].vi->lv->idx);
+    for (unsigned i = 0; i < c->nmem; i++) {
+      unsigned vi = c->mem[i].vi->lv->idx;
+      mask |= c->mem[i].q == NIC_SQ ? HOSTIF_SIG_SQ(vi) : HOSTIF_SIG_RQ(vi);
+    }
     lnic_unlock(c->nic->dev);
     if (r != VIP_NOT_DONE) return r;
     uint64_t waited = lnic_now_ns() - start;

@@ -128,7 +128,8 @@ static VIP_RETURN wait_q(VIP_VI_HANDLE vh, int q, VIP_ULONG ms, VIP_DESCRIPTOR *
     int64_t slice = WAIT_SLICE_NS;
     if (timeout >= 0 && (uint64_t)timeout - waited < (uint64_t)slice)
       slice = (int64_t)((uint64_t)timeout - waited);
-    int rc = lnic_wait(v->nic->dev, HOSTIF_SIG_VI(v->lv->idx) | l1mask, slice);
+    uint32_t mine = q == NIC_SQ ? HOSTIF_SIG_SQ(v->lv->idx) : HOSTIF_SIG_RQ(v->lv->idx);
+    int rc = lnic_wait(v->nic->dev, mine | l1mask, slice);
     if (rc == -EPIPE) continue;   /* try_done reports it (after flushing) */
   }
 }
