@@ -49,7 +49,10 @@ void wait_wake_hosts(struct hw_regs *r) {
 
 void wait_wake_hosts_bits(struct hw_regs *r, uint32_t bits) {
   atomic_fetch_add(&r->host_seq, 1);
-  if (bits && atomic_load(&r->host_waiters)) futex_wake_bits(&r->host_seq, bits);
+  if (!bits || !atomic_load(&r->host_waiters)) return;
+  if (!(atomic_load(&r->host_wait_bits) & bits)) return;   /* nobody sleeps on these */
+  atomic_fetch_and(&r->host_wait_bits, ~bits);   /* sleepers that go on announce them again */
+  futex_wake_bits(&r->host_seq, bits);
 }
 
 bool wait_nic_gone(struct hw_regs *r) {
@@ -96,6 +99,7 @@ int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t s
     if (timeout_ns >= 0 && (uint64_t)timeout_ns - waited < (uint64_t)slice)
       slice = (int64_t)((uint64_t)timeout_ns - waited);
     atomic_fetch_add(&r->host_waiters, 1);
+    atomic_fetch_or(&r->host_wait_bits, mask);
     if (!(atomic_load(&r->host_irq) & mask)) futex_wait_bits(&r->host_seq, seq, slice, mask);
     atomic_fetch_sub(&r->host_waiters, 1);
   }

@@ -8,7 +8,9 @@
  * and a waker bumps the sequence word before it reads the announcement, so a wake-up is never
  * lost. A host sleeps with its mask as the futex's bit set, and a signal wakes only the
  * sleepers of its bits (one thread's completion does not wake the process's other threads);
- * a stop or fault wakes every sleeper. Hosts sleep in slices of WAIT_SLICE_NS so a NIC process that died without marking
+ * a stop or fault wakes every sleeper. Sleeping hosts also OR their mask into host_wait_bits,
+ * which the waker clears as it wakes them, so that a signal nobody sleeps on costs no system
+ * call. Hosts sleep in slices of WAIT_SLICE_NS so a NIC process that died without marking
  * its window stopped is noticed. */
 #ifndef IFACE_WAIT_H
 #define IFACE_WAIT_H

@@ -147,7 +147,8 @@ struct hw_regs {
   _Atomic uint32_t host_irq;    /* signal bits raised by the firmware, taken by hosts */
   _Atomic uint32_t host_seq;    /* futex word hosts sleep on */
   _Atomic uint32_t host_waiters;
-  uint8_t pad3[0x100 - 0xcc];
+  _Atomic uint32_t host_wait_bits; /* bits some sleeping host waits for (wakers clear them) */
+  uint8_t pad3[0x100 - 0xd0];
   /* 0x100: mailboxes, the values written with the doorbells */
   _Atomic uint32_t mailbox[HW_DOORBELLS];
   uint8_t pad4[0x200 - 0x180];

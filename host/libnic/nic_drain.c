@@ -50,6 +50,7 @@ static void *drainer_main(void *arg) {
     }
     lnic_unlock(d);
     atomic_fetch_add(&r->host_waiters, 1);
+    atomic_fetch_or(&r->host_wait_bits, mask);
     futex_wait_bits(&r->host_seq, seq, DRAIN_SLICE_NS, mask);
     atomic_fetch_sub(&r->host_waiters, 1);
     lnic_dead_check(d, false);

@@ -46,6 +46,7 @@ static void await_nicd(struct lnic_dev *d, bool (*done)(struct hw_regs *, uint64
     }
     if (lnic_dead_check(d, false)) return;
     atomic_fetch_add(&r->host_waiters, 1);
+    atomic_fetch_or(&r->host_wait_bits, ~0u);   /* a plain futex wait: every bit */
     if (!done(r, h)) futex_wait(&r->host_seq, seq, 10000000);
     atomic_fetch_sub(&r->host_waiters, 1);
   }
@@ -186,6 +187,7 @@ int lnic_vt_wait(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns) {
     }
     if (lnic_dead_check(d, false)) return -EPIPE;
     atomic_fetch_add(&r->host_waiters, 1);
+    atomic_fetch_or(&r->host_wait_bits, ~0u);   /* a plain futex wait: every bit */
     if (atomic_load(&s->state) != HW_VT_RUNNING) futex_wait(&r->host_seq, seq, 10000000);
     atomic_fetch_sub(&r->host_waiters, 1);
   }
