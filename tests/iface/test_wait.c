@@ -1,7 +1,8 @@
 /* The wait/wake protocol of iface/wait.c as its users run it: a NIC process sleeping on
  * several windows at once is woken by a doorbell on any of them; a host waiting for signal
- * bits gets exactly the bits of its mask, from the spin or from the sleep; stops, vanished
- * NICs and timeouts end every wait; spin times from the environment are clamped. */
+ * bits gets exactly the bits of its mask, from the spin or from the sleep, and a signal wakes
+ * only the sleepers of its bits; stops, vanished NICs and timeouts end every wait; spin times
+ * from the environment are clamped. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -87,6 +88,65 @@ static void signal_bits_by_mask(void **state) {
   nic_destroy(nic);
 }
 
+/* A host thread waiting for `mask`, counting its sleeps (the probe runs before each). */
+struct sleeper {
+  struct hw_regs *r;
+  uint32_t mask, got;
+  _Atomic unsigned sleeps;
+  _Atomic uint64_t first_ns;
+  int rc;
+};
+
+static bool count_sleep(void *ctx) {
+  struct sleeper *z = ctx;
+  if (atomic_fetch_add(&z->sleeps, 1) == 0) atomic_store(&z->first_ns, futex_now_ns());
+  return false;
+}
+
+static void *sleeper_main(void *arg) {
+  struct sleeper *z = arg;
+  z->rc = wait_signal(z->r, z->mask, 5000000000ll, 0, count_sleep, z, &z->got);
+  return NULL;
+}
+
+/* Sleeps z may have made without being woken: one, and one per slice since. */
+static unsigned sleeps_allowed(struct sleeper *z) {
+  return 1 + (unsigned)((futex_now_ns() - atomic_load(&z->first_ns)) / WAIT_SLICE_NS);
+}
+
+static void signal_wakes_only_its_sleepers(void **state) {
+  (void)state;
+  struct nic *nic = t_nic(0, NIC_TIMING_MODEL);
+  struct hwin *w = nic_window(nic);
+  struct sleeper x = {.r = w->regs, .mask = 0x1}, y = {.r = w->regs, .mask = 0x2};
+  pthread_t tx, ty;
+  assert_int_equal(pthread_create(&tx, NULL, sleeper_main, &x), 0);
+  assert_int_equal(pthread_create(&ty, NULL, sleeper_main, &y), 0);
+  while (atomic_load(&w->regs->host_waiters) < 2) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_int_equal(atomic_load(&w->regs->host_wait_bits), 0x3);
+  hwin_signal_host(w, 0x1);   /* x's bit: x goes, y sleeps on */
+  pthread_join(tx, NULL);
+  assert_int_equal(x.rc, 0);
+  assert_int_equal(x.got, 0x1);
+  hwin_signal_host(w, 0x4);   /* nobody's: no wake-up */
+  atomic_fetch_or(&w->regs->host_wait_bits, 0x8);   /* a stale bit: the futex wakes, not y */
+  hwin_signal_host(w, 0x8);
+  struct timespec ts = {0, 5000000};
+  nanosleep(&ts, NULL);
+  assert_true(atomic_load(&y.sleeps) <= sleeps_allowed(&y));
+  assert_int_equal(atomic_load(&w->regs->host_wait_bits), 0x2);
+  assert_int_equal(atomic_load(&w->regs->host_irq), 0xc);
+  hwin_signal_host(w, 0x2);
+  pthread_join(ty, NULL);
+  assert_int_equal(y.rc, 0);
+  assert_int_equal(y.got, 0x2);
+  assert_int_equal(atomic_load(&w->regs->host_waiters), 0);
+  nic_destroy(nic);
+}
+
 static bool always_gone(void *ctx) {
   ++*(int *)ctx;
   return true;
@@ -128,7 +188,8 @@ static void spin_from_environment(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(three_windows_one_doorbell), cmocka_unit_test(doorbell_timeout_and_stop),
-      cmocka_unit_test(signal_bits_by_mask),        cmocka_unit_test(gone_nic_ends_the_wait),
+      cmocka_unit_test(signal_bits_by_mask),        cmocka_unit_test(signal_wakes_only_its_sleepers),
+      cmocka_unit_test(gone_nic_ends_the_wait),
       cmocka_unit_test(spin_from_environment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
