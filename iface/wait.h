@@ -29,8 +29,10 @@ struct hw_regs;
 /* The spin times, in microseconds from the environment, and their defaults. On the shared
  * two-core machine they were tuned on (README.md, Benchmarks), every host spin tried (3 to
  * 200 us) made ping-pong latency worse: the spinning host holds a CPU that nicd or the peer
- * needs, and the futex wake-up costs less; nicd's short spin catches a host's next doorbell
- * without a wake-up. On an idle multi-core machine a host spin of 10-20 us saves one. */
+ * needs, and the futex wake-up costs less (again on 2026-11-27, after the wake-ups were made
+ * selective: 10 and 30 us spins, 31 and 39-64 us RTT/2 against 8.9); nicd's short spin
+ * catches a host's next doorbell without a wake-up. On an idle multi-core machine a host spin
+ * of 10-20 us saves one. */
 #define WAIT_HOST_SPIN_ENV "VERINIC_HOST_SPIN_US"
 #define WAIT_HOST_SPIN_NS  0ull
 #define WAIT_NICD_SPIN_ENV "VERINIC_NICD_SPIN_US"

@@ -44,10 +44,11 @@ static void *drainer_main(void *arg) {
       d->drainer_idle = false;
       continue;
     }
-    if (active) {
+    if (active && !lnic_vt_on(d)) {   /* timing mode: each lock costs virtual time */
       sleep_cond(d, DRAIN_ACTIVE_NS);
       continue;
     }
+    if (lnic_vt_on(d)) mask = ~0u;   /* timing mode: woken as every waiter of nic_vt.c is */
     lnic_unlock(d);
     atomic_fetch_add(&r->host_waiters, 1);
     atomic_fetch_or(&r->host_wait_bits, mask);
