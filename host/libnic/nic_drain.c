@@ -10,7 +10,9 @@
  * DRAIN_ACTIVE_NS on its condition variable and looks again; only when the program made no
  * drain for that long does it sleep on the signals, and then only on those of the VIs with
  * L1 descriptors (the futex's bit set). Woken at every completion as well, it cost the
- * ping-pong a third of its time (a second thread woken, the device lock contended). */
+ * ping-pong a third of its time (a second thread woken, the device lock contended). Under
+ * nicd --timing it still wakes at every signal: its locks cost virtual time, and when they
+ * come must not depend on real time. */
 #include <errno.h>
 #include <time.h>
 
