@@ -2,7 +2,9 @@
  * measures the host library, the firmware and the emulation) beside kernel TCP over loopback,
  * measured in the same run. Ping-pong latency (RTT/2, median and p99) for 4 B..32 KiB and
  * streaming bandwidth for 4 B..1 MiB, printed as one table. Not part of `make test`.
- * `bench_vipl --lanai` (`make bench-lanai`, bench_lanai.c) compares the two firmwares. */
+ * `bench_vipl --lanai` (`make bench-lanai`, bench_lanai.c) compares the two firmwares;
+ * `--vipl-lat` and `--vipl-bw` run one part of VIPL alone, without TCP and the floors (for
+ * profiling the wait path or the data path). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
