@@ -4,8 +4,8 @@
 # with bench/bench_apps.sh in apps_lib.sh). Needs build/lib/libsovia_preload.so and nicd (BINS).
 TESTS += tests/sovia_apps/apps.sh
 
-# Programs of other users (PostgreSQL as postgres, memcached -u memcache, clients as nobody)
-# through nicd --mode and --group; refusals with EACCES (users.sh, needs root).
+# Programs of other users (PostgreSQL as postgres, memcached -u memcache, nginx's workers as
+# www-data, clients as nobody) through nicd --mode and --group; refusals with EACCES (needs root).
 TESTS += tests/sovia_apps/users.sh
 
 # The shim's socket semantics (epoll, recvmsg/sendmsg, sendfile, names, fork, exit) with a

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/sovia_apps/users.sh: programs of other users over the NICs (nicd --mode, --group,
 # nicd/access.c). A server that drops root or runs as its own user (PostgreSQL as postgres,
-# memcached -u memcache) serves clients running as nobody, each under the shim in an empty
-# network namespace; without the mode a process of another user is refused with EACCES at
-# once (never ENETDOWN, never a hang); --group lets that group's users in and no one else;
-# a bad --mode or --group stops nicd at start, named. Needs root (to be other users).
+# memcached -u memcache, nginx's workers as www-data) serves clients running as nobody, each
+# under the shim in an empty network namespace; without the mode a process of another user is
+# refused with EACCES at once (never ENETDOWN, never a hang); --group lets that group's users
+# in and no one else; a bad --mode or --group stops nicd at start, named. Needs root.
 #   tests/sovia_apps/users.sh        Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -108,6 +108,34 @@ print(m(",".join(m(str(i).encode()) for i in range(1, 5001)).encode()))')
       bad "memcached: value read back ($(stat -c %s "$run/val.out") bytes): $(tail -c 300 "$run/mc.log")"
     stop $mc TERM 10
   else bad "memcached: not installed or no user memcache (scripts/deps.sh)"; fi
+  # nginx's master (root) listens, its workers run as www-data and accept.
+  if command -v nginx >/dev/null && id www-data >/dev/null 2>&1; then
+    port=$((base + 5)) ng=$run/nginx
+    mkdir -p "$ng/www" && head -c $((3 * 1024 * 1024 + 5)) /dev/urandom >"$ng/www/blob" && chmod -R a+rX "$ng"
+    cat >"$ng/nginx.conf" <<NGX
+user www-data;
+daemon off;
+master_process on;
+worker_processes 2;
+env VERINIC_RUN;
+pid $ng/nginx.pid;
+error_log $ng/error.log warn;
+events { worker_connections 64; }
+http { access_log off; sendfile on; client_body_temp_path $ng/tmp; server { listen $port; root $ng/www; } }
+NGX
+    ( exec env LD_PRELOAD="$SO" SOVIA_PRELOAD_PORTS=$port SOVIA_NIC="${prefix}0" VERINIC_RUN="$run" \
+        "${NETNS[@]}" timeout 60 nginx -p "$ng" -c "$ng/nginx.conf" -e "$ng/error.log" ) &
+    ngx=$!
+    wait_sovia $port && ok "nginx, workers as www-data: listens over SOVIA" || bad "nginx (www-data): listens"
+    good=0
+    for _ in 1 2 3; do
+      as_user 1 $port "${NOBODY[@]}" -- timeout 20 curl -sS "http://10.0.0.1:$port/blob" >"$ng/got" 2>>"$ng/curl.err"
+      cmp -s "$ng/got" "$ng/www/blob" && good=$((good + 1))
+    done
+    ((good == 3)) && ok "nginx (www-data): a 3 MB file to curl as nobody, 3 of 3 whole" ||
+      bad "nginx (www-data): $good of 3 whole: $(tail -c 300 "$ng/curl.err") $(tail -c 300 "$ng/error.log")"
+    stop $ngx TERM 10
+  else bad "nginx: not installed or no user www-data (scripts/deps.sh)"; fi
   nicd_cleanup; nicd=; run=
 else bad "--mode 0666: nicd did not start"; fi
 
