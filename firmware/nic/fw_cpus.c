@@ -63,6 +63,9 @@ bool fw_cpus_poll(struct fw *fw, struct fw_board *b, unsigned cpu) {
     bool kicked = fwb_kicked(b);
     if (!ev && !kicked && !again) break;
     fw->cpu_isr[cpu] += popcount(ev);
+    /* Out of the idle class before the next EVENTS read: timing mode takes a read that finds
+     * nothing while idle for the end of the poll, and the doorbell that ends it would be lost. */
+    fwb_class(b, cpu ? FWB_CLASS_RECV : FWB_CLASS_DOORBELL);
     fwb_lock(b);
     fw->board = b;
     fw->cpu_passes[cpu]++;
