@@ -67,33 +67,59 @@ static unsigned recv_run(struct fw *fw) {
   return n;
 }
 
-/* Whether RDMA or the VM may have a transition to take: an event of theirs pending, or
- * either in a state that moves without one (a when or an acquire). A vm_wake that processor
- * 0 raises after this look comes with its doorbell. */
-static bool shared_due(const struct fw *fw) {
-  const datapath_t *s = &fw->dp;
-  if (s->pending[datapath_EV_rdma_done] || s->pending[datapath_EV_rx_completed] ||
-      s->pending[datapath_EV_rdma_wake] || s->pending[datapath_EV_vm_ran] ||
-      s->pending[datapath_EV_vm_wake])
-    return true;
-  unsigned r = s->m.RDMA.state, v = s->m.VM.state;
-  return r == datapath_RDMA_S_Check || r == datapath_RDMA_S_WaitCoarse ||
-         r == datapath_RDMA_S_WaitFine || r == datapath_RDMA_S_WaitLast ||
-         r == datapath_RDMA_S_Complete || v == datapath_VM_S_Check || v == datapath_VM_S_WantDma;
+/* One transition (and its run to completion) of machine fire: its events in priority order,
+ * then its when and acquire transitions, as the generated dispatcher takes them. */
+static bool fire_one(datapath_t *s, bool (*fire)(datapath_t *, int), const int *ev, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (s->pending[ev[i]] > 0 && fire(s, ev[i])) return true;
+  return fire(s, -1);
 }
 
-/* Processor 1: its events and RECV without the semaphore, the rest of its machines under it
- * (*locked then). Whether anything happened. */
+static const int rdma_ev[] = {datapath_EV_rdma_done, datapath_EV_rx_completed,
+                              datapath_EV_rdma_wake};
+static const int vm_ev[] = {datapath_EV_vm_ran, datapath_EV_vm_wake};
+
+/* Whether RDMA may have a transition to take: an event of its pending, or a state that moves
+ * without one (a when or an acquire). */
+static bool rdma_due(const datapath_t *s) {
+  unsigned r = s->m.RDMA.state;
+  return s->pending[datapath_EV_rdma_done] || s->pending[datapath_EV_rx_completed] ||
+         s->pending[datapath_EV_rdma_wake] || r == datapath_RDMA_S_Check ||
+         r == datapath_RDMA_S_WaitCoarse || r == datapath_RDMA_S_WaitFine ||
+         r == datapath_RDMA_S_WaitLast || r == datapath_RDMA_S_Complete;
+}
+
+/* The VM likewise. A vm_wake that processor 0 raises after this look comes with its doorbell. */
+static bool vm_due(const datapath_t *s) {
+  unsigned v = s->m.VM.state;
+  return s->pending[datapath_EV_vm_ran] || s->pending[datapath_EV_vm_wake] ||
+         v == datapath_VM_S_Check || v == datapath_VM_S_WantDma;
+}
+
+/* RDMA and the VM, under the semaphore, until neither moves. */
+static unsigned shared_run(datapath_t *s) {
+  unsigned n = 0;
+  for (bool moved = true; moved && n < 0xffffu;) {
+    moved = false;
+    if (rdma_due(s) && fire_one(s, datapath_RDMA_fire, rdma_ev, 3)) moved = true, n++;
+    if (vm_due(s) && fire_one(s, datapath_VM_fire, vm_ev, 2)) moved = true, n++;
+  }
+  return n;
+}
+
+/* Processor 1: its events and RECV without the semaphore, RDMA and the VM under it (*locked
+ * then), and RECV again for the buffers RDMA freed. Whether anything happened. */
 static bool work1(struct fw *fw, struct fw_board *b, uint32_t ev, bool *locked) {
   bool any = ev != 0;
   if (ev) fw_dispatch_events(fw, ev);
   unsigned steps = recv_run(fw);
-  if (shared_due(fw)) {
+  if (rdma_due(&fw->dp) || vm_due(&fw->dp)) {
     *locked = true;
     fwb_lock(b);
     fw->board = b;
-    steps += datapath_run_cpu(&fw->dp, 1, 0xffffffffu);
+    unsigned n = shared_run(&fw->dp);
     fwb_unlock(b);
+    if (n) steps += n + recv_run(fw);
   }
   fw->cpu_steps[1] += steps;
   return any || steps != 0;
