@@ -39,6 +39,31 @@ static unsigned popcount(uint32_t v) {
   return n;
 }
 
+/* One transition (and its run to completion) of machine fire: its events in priority order,
+ * then its when and acquire transitions, as the generated dispatcher takes them. */
+static bool fire_one(datapath_t *s, bool (*fire)(datapath_t *, int), const int *ev, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (s->pending[ev[i]] > 0 && fire(s, ev[i])) return true;
+  return fire(s, -1);
+}
+
+static const int rdma_ev[] = {datapath_EV_rdma_done, datapath_EV_rx_completed,
+                              datapath_EV_rdma_wake};
+static const int vm_ev[] = {datapath_EV_vm_ran, datapath_EV_vm_wake};
+static const int send_ev[] = {datapath_EV_send_done, datapath_EV_tx_wake};
+static const int sdma_ev[] = {datapath_EV_sdma_done, datapath_EV_doorbell};
+
+/* SEND and SDMA until neither moves. */
+static unsigned send_side_run(datapath_t *s) {
+  unsigned n = 0;
+  for (bool moved = true; moved && n < 0xffffu;) {
+    moved = false;
+    if (fire_one(s, datapath_SEND_fire, send_ev, 2)) moved = true, n++;
+    if (fire_one(s, datapath_SDMA_fire, sdma_ev, 2)) moved = true, n++;
+  }
+  return n;
+}
+
 /* Processor 0, under the semaphore: events, pumps, machines. Whether anything happened. */
 static bool work0(struct fw *fw, struct fw_board *b, uint32_t ev) {
   bool any = ev != 0;
@@ -49,7 +74,7 @@ static bool work0(struct fw *fw, struct fw_board *b, uint32_t ev) {
   fw_vm_ctl_pump(fw);
   fw_sq_pump(fw);
   if (fw->tx_head != queued) any = true;
-  unsigned steps = datapath_run_cpu(&fw->dp, 0, 0xffffffffu);
+  unsigned steps = send_side_run(&fw->dp);
   fwb_unlock(b);
   fw->cpu_steps[0] += steps;
   return any || steps != 0;
@@ -66,18 +91,6 @@ static unsigned recv_run(struct fw *fw) {
   }
   return n;
 }
-
-/* One transition (and its run to completion) of machine fire: its events in priority order,
- * then its when and acquire transitions, as the generated dispatcher takes them. */
-static bool fire_one(datapath_t *s, bool (*fire)(datapath_t *, int), const int *ev, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    if (s->pending[ev[i]] > 0 && fire(s, ev[i])) return true;
-  return fire(s, -1);
-}
-
-static const int rdma_ev[] = {datapath_EV_rdma_done, datapath_EV_rx_completed,
-                              datapath_EV_rdma_wake};
-static const int vm_ev[] = {datapath_EV_vm_ran, datapath_EV_vm_wake};
 
 /* Whether RDMA may have a transition to take: an event of its pending, or a state that moves
  * without one (a when or an acquire). */
