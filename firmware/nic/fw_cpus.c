@@ -141,22 +141,27 @@ static bool work1(struct fw *fw, struct fw_board *b, uint32_t ev, bool *locked) 
 /* The counters of hostif_counters that processor cpu keeps: the data path's events its
  * machines handle, the event register bits routed to it, its own counts; processor 0 also
  * the firmware's faults, unknown doorbells and the engines' busy time. Written by it alone,
- * so without the semaphore. */
+ * so without the semaphore. A counter still 0 is skipped: fw_init cleared it in SRAM (on the
+ * LANai each 64-bit store is a byte swap, and most event bits and fault ids never count). */
 static void publish_side(struct fw *fw, unsigned cpu) {
   volatile struct hostif_counters *c = fw_ctr(fw);
   for (unsigned e = 0; e < datapath_NEVENTS && e < 32; e++)
-    if (datapath_event_on((int)cpu, (int)e)) fw_ctr_set(&c->events[e], fw->dp.dispatched[e]);
+    if (fw->dp.dispatched[e] && datapath_event_on((int)cpu, (int)e))
+      fw_ctr_set(&c->events[e], fw->dp.dispatched[e]);
   uint32_t mine = cpu ? FW_CPU1_ISR : ~(uint32_t)FW_CPU1_ISR;
   for (unsigned i = 0; i < FWB_ISR_NBITS; i++)
-    if ((mine >> i) & 1u) fw_ctr_set(&c->isr[i], fw->isr_handled[i]);
+    if (((mine >> i) & 1u) && fw->isr_handled[i]) fw_ctr_set(&c->isr[i], fw->isr_handled[i]);
   fw_ctr_set(&c->cpu_isr[cpu], fw->cpu_isr[cpu]);
   fw_ctr_set(&c->cpu_steps[cpu], fw->cpu_steps[cpu]);
   fw_ctr_set(&c->cpu_passes[cpu], fw->cpu_passes[cpu]);
   if (cpu) return;
-  fw_ctr_set(&c->fw_faults, fw->faults);
-  for (unsigned i = 0; i < HOSTIF_FAULT_N; i++) fw_ctr_set(&c->faults[i], fw->fault_n[i]);
-  c->last_fault = FW_LE32(fw->fault_last);
-  fw_ctr_set(&c->bad_doorbells, fw->bad_doorbells);
+  if (fw->faults) {
+    fw_ctr_set(&c->fw_faults, fw->faults);
+    for (unsigned i = 0; i < HOSTIF_FAULT_N; i++)
+      if (fw->fault_n[i]) fw_ctr_set(&c->faults[i], fw->fault_n[i]);
+    c->last_fault = FW_LE32(fw->fault_last);
+  }
+  if (fw->bad_doorbells) fw_ctr_set(&c->bad_doorbells, fw->bad_doorbells);
   fw_ctr_set(&c->hdma_busy_ns, fwb_hdma_busy_ns(fw->board));
   fw_ctr_set(&c->send_busy_ns, fwb_send_busy_ns(fw->board));
 }
