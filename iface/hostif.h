@@ -265,7 +265,7 @@ struct hostif_counters {
   char last_fault_where[44];            /* DP_* faults: the machine's "file.esm:LINE" */
   /* The firmware on two processors (firmware/nic/fw_cpus.c; zero with one): per processor,
    * the hardware events it handled, the data path's transitions it ran, and its passes
-   * holding the firmware semaphore. */
+   * (fw_cpus_poll). */
   uint64_t cpu_isr[2], cpu_steps[2], cpu_passes[2];
 };
 
