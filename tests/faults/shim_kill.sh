@@ -133,14 +133,16 @@ done
 # thread and served by a child. The child killed mid-stream: the client fails (never a hang, nor
 # a clean end) within 5 s, and the parent serves the next connection. The parent killed while a
 # child serves: that child's stream goes on, and ends with an error when the child is killed.
-# socat_child PID: the newest child of the socat that PID (timeout) runs
-socat_child() { local p; p=$(ps -o pid= --ppid "$1" | head -1); ps -o pid= --ppid "$p" --sort=start_time | tail -1; }
+# kids PID: its children, oldest first; socat_child PID: the newest child of the socat that
+# PID (timeout) runs
+kids() { ps -o pid= --ppid "$1" --sort=start_time | tr -d ' '; }
+socat_child() { kids "$(kids "$1" | head -1)" | tail -1; }
 grows() { local a b; a=$(stat -c %s "$1"); sleep "$2"; b=$(stat -c %s "$1"); ((b > a)); }
 fresh && {
   bg_sovia 0 timeout 60 socat TCP-LISTEN:$port,fork,reuseaddr SYSTEM:'cat /dev/zero' 2>"$run/srv.err"
   srv=$bg
   wait_sovia $port || bad "socat fork: listens over SOVIA"
-  parent=$(ps -o pid= --ppid "$srv" | head -1)
+  parent=$(kids "$srv" | head -1)
   for round in child parent; do
     rm -f "$run/out"
     bg_sovia 1 timeout 60 socat -d -u TCP:10.0.0.1:$port OPEN:"$run/out",creat 2>"$run/cli.err"
