@@ -17,4 +17,11 @@ VIP_RETURN VipxForgetMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
  * after a success. VipOpenNic itself returns what the specification lists. */
 int VipxOpenNicErrno(void);
 
+/* Makes process Pid the VI's owner: nicd reaps a VI when its owner ends (the peer's calls then
+ * fail), so a process that takes over a VI another one created and shares with it after a
+ * fork names itself (or, letting it go, the process that keeps it). VIP_INVALID_STATE when the
+ * VI is gone from the NIC (its owner died and nicd reaped it: its connection is lost),
+ * VIP_INVALID_PARAMETER for a bad handle or a Pid not alive. */
+VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
+
 #endif
