@@ -122,7 +122,8 @@ struct hostif_vi {
   uint32_t ptag;             /* protection tag of the VI: every segment must carry it */
   uint16_t remote_node;      /* when CONNECTED */
   uint16_t remote_vi;
-  uint32_t owner_pid;        /* the host process that created it */
+  uint32_t owner_pid;        /* the host process that owns it: its creator, or the process
+                                it was handed to (a VI fork() shares, taken over) */
   uint32_t generation;       /* bumped by the host each time it creates a VI in this entry:
                                 the NIC forgets all it had of an earlier one and reports
                                 nothing of it into the new rings */
@@ -265,7 +266,7 @@ struct hostif_counters {
   char last_fault_where[44];            /* DP_* faults: the machine's "file.esm:LINE" */
   /* The firmware on two processors (firmware/nic/fw_cpus.c; zero with one): per processor,
    * the hardware events it handled, the data path's transitions it ran, and its passes
-   * holding the firmware semaphore. */
+   * (fw_cpus_poll). */
   uint64_t cpu_isr[2], cpu_steps[2], cpu_passes[2];
 };
 

@@ -64,6 +64,9 @@ static void usage(FILE *f) {
           "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
           "      --hosts PATH    name service file (default $VERINIC_HOSTS or DIR/hosts)\n"
           "      --prefix NAME   window name prefix (default /verinic-nic: /verinic-nic0, ...)\n"
+          "      --mode MODE     permission bits of the windows and the socket (octal, default\n"
+          "                      0600: nicd's user alone; 0666: every user; run directory to match)\n"
+          "      --group GROUP   their group (a name or number; mode 0660 unless --mode)\n"
           "      --idle-ms MS    close a connection-manager client that sends nothing and\n"
           "                      waits for nothing for MS milliseconds (default 10000)\n"
           "      --udp           a cluster over UDP: the NICs are nodes of the cluster file, joined\n"
@@ -127,9 +130,11 @@ int main(int argc, char **argv) {
       {"dup", required_argument, 0, '2'},   {"reorder", required_argument, 0, '3'},
       {"corrupt", required_argument, 0, '4'}, {"seed", required_argument, 0, '5'},
       {"timing", required_argument, 0, 't'}, {"trace", required_argument, 0, 'x'},
-      {"cpus", required_argument, 0, 'P'},
+      {"cpus", required_argument, 0, 'P'}, {"mode", required_argument, 0, 'm'},
+      {"group", required_argument, 0, 'g'},
       {0, 0, 0, 0}};
   const char *cluster_file = NULL, *profile_file = NULL, *trace_file = NULL;
+  const char *mode = NULL, *group = NULL;
   bool n_given = false, faults_given = false;
   uint16_t want[NICD_MAX_NICS];
   unsigned nwant = 0;
@@ -189,6 +194,8 @@ int main(int argc, char **argv) {
     case 'S': sock = optarg; break;
     case 'H': hosts = optarg; break;
     case 'p': prefix = optarg; break;
+    case 'm': mode = optarg; break;
+    case 'g': group = optarg; break;
     case 'i': {
       long long v = number_arg("--idle-ms", optarg, 1, 3600000);
       if (v < 0) return 2;
@@ -256,11 +263,22 @@ int main(int argc, char **argv) {
     }
     D.lanai = true;
   }
+  struct nicd_access acc;
+  char acc_why[160];
+  if (access_parse(&acc, mode, group, acc_why, sizeof acc_why) != 0) {
+    fprintf(stderr, "nicd: %s\n", acc_why);
+    return 2;
+  }
   char rundir[200];
   if (run) snprintf(rundir, sizeof rundir, "%s", run);
   else naming_run_path(NULL, rundir, sizeof rundir);
   if (mkdir(rundir, 0700) != 0 && errno != EEXIST) {
     fprintf(stderr, "nicd: cannot create run directory %s: %s\n", rundir, strerror(errno));
+    return 1;
+  }
+  int arc = access_rundir(&acc, rundir);
+  if (arc != 0) {
+    fprintf(stderr, "nicd: --mode/--group: run directory %s: %s\n", rundir, strerror(-arc));
     return 1;
   }
   snprintf(D.sock_path, sizeof D.sock_path, "%s", sock ? sock : "");
@@ -357,6 +375,10 @@ int main(int argc, char **argv) {
               strerror(e));
       return 1;
     }
+    if ((arc = access_window(&acc, name)) != 0) {
+      fprintf(stderr, "nicd: --mode/--group: NIC %u (%s): %s\n", i, name, strerror(-arc));
+      return 1;
+    }
     nic_attach(D.nic[i], D.fab);
     peerdma_attach(D.nic[i]);   /* SPINE's router: its NICs reach each other's SRAM */
     if (D.timing) {   /* before any host maps the window */
@@ -403,6 +425,8 @@ int main(int argc, char **argv) {
   }
   if (!D.udp && hosts_write_default(D.hosts_path, n) != 0)
     fprintf(stderr, "nicd: cannot write %s: %s\n", D.hosts_path, strerror(errno));
+  else if (!D.udp && !hosts && (arc = access_file(&acc, D.hosts_path)) != 0)
+    fprintf(stderr, "nicd: --mode/--group: %s: %s\n", D.hosts_path, strerror(-arc));
   struct sigaction sa = {0};
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);
@@ -411,6 +435,10 @@ int main(int argc, char **argv) {
   int rc = cm_start(&D);
   if (rc != 0) {
     fprintf(stderr, "nicd: cannot serve connection set-up on socket %s: %s\n", D.sock_path, strerror(-rc));
+    return 1;
+  }
+  if ((arc = access_socket(&acc, D.sock_path)) != 0) {
+    fprintf(stderr, "nicd: --mode/--group: socket %s: %s\n", D.sock_path, strerror(-arc));
     return 1;
   }
   FILE *pf = fopen(pidf, "w");

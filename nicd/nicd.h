@@ -4,7 +4,8 @@
  * manager, cmparse.c its request parser; vitab.c: VI table writes; hosts.c: the name service
  * file; takeover.c: starting after a nicd that died; cluster.c: --udp's cluster file and the
  * nodes this nicd hosts; udpwake.c: the loop's wake-up by the UDP socket; peer.c: the
- * control connections to the other nicds of a cluster, CONNECT.md, peerparse.c their lines). */
+ * control connections to the other nicds of a cluster, CONNECT.md, peerparse.c their lines;
+ * access.c: who may use the NICs, --mode and --group). */
 #ifndef NICD_H
 #define NICD_H
 
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../hw/memfab.h"
 #include "../hw/nic.h"
@@ -263,6 +265,22 @@ int takeover_window(const char *name, char *why, size_t cap);
 int takeover_rundir(const char *pidfile, char *why, size_t cap);
 /* nic_create's error codes in words. */
 const char *nicd_nic_error(int nic_err);
+
+/* access.c: the mode and group of the windows, the socket, the run directory and the hosts
+ * file nicd writes (--mode, --group). Without either nothing is changed (0 from each call);
+ * the calls return 0 or -errno. */
+struct nicd_access {
+  mode_t mode;   /* windows and socket; 0600 unless given */
+  gid_t gid;     /* (gid_t)-1: nicd's own */
+  bool given;
+};
+/* mode: octal text or NULL; group: a name or number, or NULL. 0, or -1 and why. */
+int access_parse(struct nicd_access *a, const char *mode, const char *group, char *why,
+                 size_t cap);
+int access_rundir(const struct nicd_access *a, const char *dir);
+int access_file(const struct nicd_access *a, const char *path);
+int access_socket(const struct nicd_access *a, const char *path);
+int access_window(const struct nicd_access *a, const char *name);
 
 /* hosts.c */
 int hosts_write_default(const char *path, unsigned nnics);

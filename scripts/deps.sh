@@ -17,7 +17,9 @@ NEEDS=(
   "redis-server:redis-server" "redis-benchmark:redis-tools" "memcached:memcached"
   "memccp:libmemcached-tools" "nginx:nginx-light" "curl:curl" "iperf3:iperf3" "socat:socat"
   "sockperf:sockperf" "lighttpd:lighttpd" "wrk:wrk" "ab:apache2-utils"
-  "unshare:util-linux"
+  "unshare:util-linux" "setpriv:util-linux"
+  # a server of its own user over the shim (tests/sovia_apps/users.sh)
+  "/usr/lib/postgresql/*/bin/postgres:postgresql" "psql:postgresql-client"
   # a DNS query over E-UDP (tests/eudp/apps.sh): the server and two resolver clients
   "dnsmasq:dnsmasq-base" "drill:ldnsutils" "dig:bind9-dnsutils"
 )

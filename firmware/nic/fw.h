@@ -252,7 +252,7 @@ struct fw {
   /* Two processors (fw_cpus.c): what each handled; element c is written by processor c only */
   uint64_t cpu_isr[2];                   /* hardware ISR bits */
   uint64_t cpu_steps[2];                 /* the data path's transitions */
-  uint64_t cpu_passes[2];                /* passes that held the firmware semaphore */
+  uint64_t cpu_passes[2];                /* passes of fw_cpus_poll */
 };
 
 /* ---- what the proofs assume of the firmware state (proofs/README.md, module fw-dispatch) ----

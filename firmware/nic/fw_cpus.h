@@ -19,11 +19,13 @@
  * processor 1 unmasks its events on its board; each rings the other's doorbell, so that both
  * run a first pass. */
 void fw_cpus_start(struct fw *fw, struct fw_board *b, unsigned cpu);
-/* One pass of processor cpu on board b: while it has events, the other processor rang its
- * doorbell or the last round did something, it takes the firmware semaphore, handles its
- * events, pumps the send queues (processor 0) and runs its machines until none is enabled,
- * and gives the semaphore back; if it did anything it then rings the other's doorbell. True
- * if it did anything. */
+/* One poll of processor cpu on board b: while it has events, the other processor rang its
+ * doorbell or the last pass did something, a pass: processor 0 takes the firmware semaphore,
+ * handles its events, pumps the send queues and runs SEND and SDMA until neither moves, and
+ * gives the semaphore back; processor 1 handles its events and runs RECV without it, and
+ * takes it only to run RDMA and the VM (fw_cpus.c says why that split is safe). If the poll
+ * did anything, the processor publishes the counters it keeps and rings the other's doorbell
+ * (processor 1 only after work under the semaphore). True if it did anything. */
 bool fw_cpus_poll(struct fw *fw, struct fw_board *b, unsigned cpu);
 
 #endif

@@ -61,6 +61,7 @@ struct lnic_dev;
 struct lnic_vi {
   struct lnic_dev *dev;
   unsigned idx;           /* VI number in the table, 1..HOSTIF_NVI-1 */
+  uint32_t gen;           /* the entry's generation when this VI was created in it */
   uint32_t ptag, reliability;
   struct lnic_wq q[2];
   lnic_reap_fn reap;
@@ -143,6 +144,11 @@ int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, stru
 /* -EBUSY while the VI is connected or work is outstanding (unless force). */
 int lnic_vi_destroy(struct lnic_vi *v, bool force);
 uint32_t lnic_vi_state(struct lnic_vi *v);
+/* Makes process pid the VI's owner, the process whose end nicd takes for the VI's (it reaps
+ * the VI and breaks its connection): for a VI that fork() shares, when another process than
+ * its creator takes it over. -EPIPE when the entry is no longer this VI (freed, reaped, made
+ * again) or its owner has died (nicd reaps it), -ESRCH when pid is not alive. */
+int lnic_vi_set_owner(struct lnic_vi *v, uint32_t pid);
 
 /* ---- work queues (call with the device lock held: lnic_lock/lnic_unlock) ---- */
 void lnic_lock(struct lnic_dev *d);

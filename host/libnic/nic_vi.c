@@ -1,5 +1,6 @@
 /* VIs: claiming an entry of the SRAM VI table (compare-and-swap on its owner word, so several
- * host processes share a NIC; an entry whose owner died is taken back), and letting it go. */
+ * host processes share a NIC; an entry whose owner died is taken back), handing it to another
+ * owner (a VI fork() shares), and letting it go. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -55,7 +56,8 @@ int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, stru
   e->remote_vi = 0;
   e->flags = 0;   /* an earlier VI's RDMA or datagram flags (and port) are not this one's */
   e->port = 0;
-  sram_st32(&e->generation, sram_ld32(&e->generation) + 1);
+  v->gen = sram_ld32(&e->generation) + 1;
+  sram_st32(&e->generation, v->gen);
   v->dev = d;
   v->idx = idx;
   v->ptag = ptag;
@@ -78,6 +80,29 @@ int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, stru
 
 uint32_t lnic_vi_state(struct lnic_vi *v) {
   return sram_ld32(&lnic_hostif_vi(v->dev, v->idx)->state);
+}
+
+/* The entry is still v's: the generation of its creation, and not freed (destroyed, or reaped
+ * by nicd, whose FREE keeps the generation). */
+static bool still_v(struct lnic_vi *v, volatile struct hostif_vi *e) {
+  return sram_ld32(&e->state) != HOSTIF_VI_FREE && sram_ld32(&e->generation) == v->gen;
+}
+
+int lnic_vi_set_owner(struct lnic_vi *v, uint32_t pid) {
+  if (!v || pid == 0) return -EINVAL;
+  if (pid_dead(pid)) return -ESRCH;
+  volatile struct hostif_vi *e = lnic_hostif_vi(v->dev, v->idx);
+  for (;;) {
+    uint32_t owner = sram_ld32(&e->owner_pid);
+    if (!still_v(v, e) || owner == 0 || pid_dead(owner)) return -EPIPE;
+    if (owner == pid) return 0;
+    if (!sram_cas32(&e->owner_pid, owner, pid)) continue;
+    /* Only a new VI made in the entry in between (by the owner we replaced: it destroyed v,
+     * which a process sharing v never does while another holds it) makes this wrong. */
+    if (still_v(v, e)) return 0;
+    sram_cas32(&e->owner_pid, pid, owner);
+    return -EPIPE;
+  }
 }
 
 int lnic_vi_destroy(struct lnic_vi *v, bool force) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+#include "vipl_ext.h"
 
 struct sv_global G = {.mu = PTHREAD_MUTEX_INITIALIZER, .evfd = -1};
 
@@ -61,7 +62,9 @@ int sv_init(void) {
   const char *dev = getenv("SOVIA_NIC");
   if (!dev || !*dev) dev = "nic0";
   VIP_RETURN r = VipOpenNic(dev, &G.nic);
-  if (r != VIP_SUCCESS) return -ENETDOWN;   /* no nicd, or no such NIC: try again later */
+  /* EACCES: nicd's --mode/--group leave this user out; else no nicd or no such NIC (try again
+   * later). */
+  if (r != VIP_SUCCESS) return VipxOpenNicErrno() == EACCES ? -EACCES : -ENETDOWN;
   VIP_NIC_ATTRIBUTES at;
   if (VipQueryNic(G.nic, &at) != VIP_SUCCESS || VipCreatePtag(G.nic, &G.ptag) != VIP_SUCCESS ||
       VipCreateCQ(G.nic, 65536, &G.cq) != VIP_SUCCESS || VipNSInit(G.nic, NULL) != VIP_SUCCESS) {

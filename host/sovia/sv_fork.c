@@ -2,8 +2,8 @@
  * fork is in both processes, its VI and buffers shared, its protocol state and VIPL's
  * bookkeeping copied: exactly one process may use it. The first to use it after the fork (a
  * send, recv, shutdown, or a readiness query from poll/epoll) claims it in a word of the
- * registered, so shared, memory; the other's calls fail with EBADF. Until claimed nobody
- * progresses it. Closing a copy that another live process holds or owns only forgets it; the
+ * registered, so shared, memory, and becomes its VI's owner (nicd reaps the VI at the owner's
+ * end); the other's calls fail with EBADF. Until claimed nobody progresses it. Closing a copy that another live process holds or owns only forgets it; the
  * last holder (or the owner) runs the close protocol. A listener's backlog is shared the same
  * way: the first process to accept a waiting connection claims it, the others drop their copy. Such a connection is no longer in the
  * process's completion queue (every fork gives each process a new one: the old one would make
@@ -69,11 +69,23 @@ bool sv_takeable(struct sv_conn *c) {
   return owner == 0 || owner == getpid();
 }
 
+/* The process that takes a connection over owns its VI from then on: nicd reaps a VI whose
+ * owner has ended and breaks its connection, so the peer learns of this process's death (not
+ * of its creator's, which may have handed it on long ago). A VI already gone (its creator died
+ * before the claim and nicd reaped it) is a connection reset by the peer. */
+static void own_vi(struct sv_conn *c, int me) {
+  VIP_RETURN r = VipxSetViOwner(c->vi, (VIP_ULONG)me);
+  if (r != VIP_SUCCESS && getenv("SOVIA_DEBUG"))
+    fprintf(stderr, "sovia %d: VipxSetViOwner: %d\n", me, (int)r);
+  if (r == VIP_INVALID_STATE) sv_fail(c, ECONNRESET);
+}
+
 static bool try_claim(struct sv_conn *c) {
   if (!c->legacy) return true;
   int me = getpid(), cur = 0;
   if (atomic_compare_exchange_strong(&c->sh->owner, &cur, me)) {
     if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: claims a connection shared by fork()\n", me);
+    own_vi(c, me);
     return true;
   }
   return cur == me;
@@ -100,7 +112,10 @@ int sv_release(struct sv_conn *c) {
   if (owner == me) return 0;
   if (owner == 0 && !others_hold(c->sh, me)) {
     int z = 0;
-    if (atomic_compare_exchange_strong(&c->sh->owner, &z, me)) return 0;
+    if (atomic_compare_exchange_strong(&c->sh->owner, &z, me)) {
+      own_vi(c, me);   /* the close protocol runs here */
+      return 0;
+    }
   }
   return 1;
 }

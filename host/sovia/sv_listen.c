@@ -37,7 +37,7 @@ int sv_listener_alive(unsigned node, unsigned port) {
   char p[256], buf[32] = {0};
   reg_path(node, port, p, sizeof p);
   int fd = open(p, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return errno == EACCES;   /* there, of a user whose files we may not read */
   ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
   if (n <= 0) return 0;
@@ -48,8 +48,9 @@ int sv_listener_alive(unsigned node, unsigned port) {
 static int reg_claim(struct sv_listener *l) {
   reg_path(l->node, l->port, l->regpath, sizeof l->regpath);
   for (int tries = 0; tries < 2; tries++) {
-    int fd = open(l->regpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = open(l->regpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {
+      fchmod(fd, 0644);   /* other users' connect() reads it, whatever this process's umask */
       char b[32];
       int n = snprintf(b, sizeof b, "%d\n", (int)getpid());
       int ok = write(fd, b, (size_t)n) == n;

@@ -1,5 +1,6 @@
 /* vipl_ext.h: Verinic's additions to VIPL, beyond the VIA 1.0 specification. A VIA program
- * needs none of them; SOVIA uses them where fork() shares a VI's memory between processes. */
+ * needs none of them; SOVIA uses them where fork() shares a VI's memory between processes,
+ * and to tell a NIC it may not open from one that is not there. */
 #ifndef VIPL_EXT_H
 #define VIPL_EXT_H
 
@@ -10,5 +11,17 @@
  * (VipDeregisterMem would take it from the other process too). */
 VIP_RETURN VipxForgetMem(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddress,
                          VIP_MEM_HANDLE MemoryHandle);
+
+/* Why the calling thread's last VipOpenNic failed, as an errno value: EACCES when the NIC's
+ * window leaves this process's user out (nicd --mode, --group), ENODEV for no such NIC, ... 0
+ * after a success. VipOpenNic itself returns what the specification lists. */
+int VipxOpenNicErrno(void);
+
+/* Makes process Pid the VI's owner: nicd reaps a VI when its owner ends (the peer's calls then
+ * fail), so a process that takes over a VI another one created and shares with it after a
+ * fork names itself (or, letting it go, the process that keeps it). VIP_INVALID_STATE when the
+ * VI is gone from the NIC (its owner died and nicd reaped it: its connection is lost),
+ * VIP_INVALID_PARAMETER for a bad handle or a Pid not alive. */
+VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 
 VIP_RETURN vipl_err(int e) {
@@ -35,8 +36,14 @@ int64_t vipl_timeout_ns(VIP_ULONG ms) {
   return (int64_t)ms * 1000000;
 }
 
+static _Thread_local int open_errno;
+
+int VipxOpenNicErrno(void) { return open_errno; }
+
 VIP_RETURN VipOpenNic(const VIP_CHAR *DeviceName, VIP_NIC_HANDLE *NicHandle) {
+  open_errno = EINVAL;
   if (!DeviceName || !NicHandle) return VIP_INVALID_PARAMETER;
+  open_errno = ENOMEM;
   *NicHandle = NULL;
   struct vnic *n = calloc(1, sizeof *n);
   if (!n) return VIP_ERROR_RESOURCE;
@@ -44,6 +51,7 @@ VIP_RETURN VipOpenNic(const VIP_CHAR *DeviceName, VIP_NIC_HANDLE *NicHandle) {
   const char *name = DeviceName;
   if (strncmp(name, "/dev/", 5) == 0) name += 5;
   int rc = lnic_open(name, &n->dev);
+  open_errno = -rc;
   if (rc) {
     free(n);
     return rc == -EINVAL || rc == -ENODEV ? VIP_INVALID_PARAMETER : VIP_ERROR_RESOURCE;
@@ -54,6 +62,7 @@ VIP_RETURN VipOpenNic(const VIP_CHAR *DeviceName, VIP_NIC_HANDLE *NicHandle) {
   if (!n->handle) {
     lnic_close(n->dev);
     free(n);
+    open_errno = ENOMEM;
     return VIP_ERROR_RESOURCE;
   }
   *NicHandle = n->handle;

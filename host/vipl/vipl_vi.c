@@ -1,10 +1,12 @@
 /* VIPL: VIs. Creating one claims an entry of the NIC's VI table through libnic and hooks
  * completion reaping, so each VIA descriptor's control segment is written the moment its
- * completion is seen (programs that poll CS.Status directly work too). */
+ * completion is seen (programs that poll CS.Status directly work too). VipxSetViOwner hands
+ * an entry to another process (vipl_ext.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 
 static uint32_t vip_status(const struct lnic_cqe *c) {
@@ -153,6 +155,16 @@ VIP_RETURN VipQueryVi(VIP_VI_HANDLE ViHandle, VIP_VI_STATE *State, VIP_VI_ATTRIB
   if (ViRecvQEmpty) *ViRecvQEmpty = lnic_wq_outstanding(v->lv, NIC_RQ) + lnic_wq_ready(v->lv, NIC_RQ) == 0;
   lnic_unlock(v->nic->dev);
   return VIP_SUCCESS;
+}
+
+VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid) {
+  struct vvi *v = vh_get(ViHandle, VH_VI);
+  if (!v || Pid == 0 || Pid > 0x7fffffffu) return VIP_INVALID_PARAMETER;
+  switch (lnic_vi_set_owner(v->lv, (uint32_t)Pid)) {
+  case 0: return VIP_SUCCESS;
+  case -EPIPE: return VIP_INVALID_STATE;
+  default: return VIP_INVALID_PARAMETER;
+  }
 }
 
 /* Attributes may change while the VI is idle: the reliability level, the transfer size and

@@ -12,6 +12,9 @@
 #   4. a receiver reading with recv, read, recvmsg, non-blocking recv after select, poll, epoll
 #      and epoll edge-triggered, and recv after its own shutdown(SHUT_WR), its sending peer
 #      killed: ECONNRESET, never EOF, within 1.5 s; and with nicd killed instead: ENETDOWN.
+#   5. socat fork sending an endless stream (its connections made by the parent, served by
+#      children): the serving child killed, the client's read fails (ECONNRESET) within 5 s and
+#      the parent serves the next connection; the parent killed, its child's stream goes on.
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -125,4 +128,47 @@ for victim in peer nicd; do
     else bad "$mode, $victim killed mid-stream ($el s): $(tr '\n' ' ' <"$run/r.out" | head -c 200) (want $want)"; fi
   done
 done
+
+# 5. socat fork sending an endless stream: its connections are made by the parent's connection
+# thread and served by a child. The child killed mid-stream: the client fails (never a hang, nor
+# a clean end) within 5 s, and the parent serves the next connection. The parent killed while a
+# child serves: that child's stream goes on, and ends with an error when the child is killed.
+# kids PID: its children, oldest first; socat_child PID: the newest child of the socat that
+# PID (timeout) runs
+kids() { ps -o pid= --ppid "$1" --sort=start_time | tr -d ' '; }
+socat_child() { kids "$(kids "$1" | head -1)" | tail -1; }
+grows() { local a b; a=$(stat -c %s "$1"); sleep "$2"; b=$(stat -c %s "$1"); ((b > a)); }
+fresh && {
+  bg_sovia 0 timeout 60 socat TCP-LISTEN:$port,fork,reuseaddr SYSTEM:'cat /dev/zero' 2>"$run/srv.err"
+  srv=$bg
+  wait_sovia $port || bad "socat fork: listens over SOVIA"
+  parent=$(kids "$srv" | head -1)
+  for round in child parent; do
+    rm -f "$run/out"
+    bg_sovia 1 timeout 60 socat -d -u TCP:10.0.0.1:$port OPEN:"$run/out",creat 2>"$run/cli.err"
+    cli=$bg
+    for ((i = 0; i < 200; i++)); do
+      (($(stat -c %s "$run/out" 2>/dev/null || echo 0) >= 4 << 20)) && break
+      sleep 0.05
+    done
+    child=$(socat_child "$srv")
+    if [[ $round == parent ]]; then
+      kill -KILL "$parent"; wait "$srv" 2>/dev/null   # timeout ends with it
+      sleep 0.5                                        # nicd looks at owners every 100 ms
+      if grows "$run/out" 0.3; then ok "socat fork, the parent killed: its child's stream goes on"
+      else bad "socat fork, the parent killed: its child's stream stopped ($(tail -1 "$run/cli.err"))"; fi
+    fi
+    t=$(now); kill -KILL "$child"
+    # socat -u takes a reset for a warning (W) and exits 0: the message tells it from an EOF
+    if wait_exit "$cli" 5 && grep -q 'W read.*Connection reset by peer' "$run/cli.err"; then
+      ok "socat fork, the serving child killed ($round round): the client's read fails (ECONNRESET) in $(since "$t") s, after $(stat -c %s "$run/out") bytes"
+    else bad "socat fork, the serving child killed ($round round): client exit $wrc (137: still blocked after 5 s): $(tail -2 "$run/cli.err" | tr '\n' ' ')"; fi
+    if [[ $round == child ]]; then
+      n=$(on_sovia 1 timeout 10 socat -u TCP:10.0.0.1:$port - 2>/dev/null | head -c 1048576 | wc -c)
+      if kill -0 "$parent" 2>/dev/null && ((n == 1048576)); then ok "socat fork, a child killed: the parent serves the next connection"
+      else bad "socat fork, a child killed: the next connection got $n bytes (parent $(kill -0 "$parent" 2>/dev/null && echo alive || echo gone))"; fi
+    fi
+  done
+  kill_tree "$srv"; wait "$srv" 2>/dev/null
+}
 report

@@ -4,6 +4,10 @@
 # with bench/bench_apps.sh in apps_lib.sh). Needs build/lib/libsovia_preload.so and nicd (BINS).
 TESTS += tests/sovia_apps/apps.sh
 
+# Programs of other users (PostgreSQL as postgres, memcached -u memcache, nginx's workers as
+# www-data, clients as nobody) through nicd --mode and --group; refusals with EACCES (needs root).
+TESTS += tests/sovia_apps/users.sh
+
 # The shim's socket semantics (epoll, recvmsg/sendmsg, sendfile, names, fork, exit) with a
 # plain BSD-sockets program, sanitized like the other test programs.
 SHIM_SEM := $(B)/tests/sovia_apps/shim_sem

@@ -4,8 +4,9 @@
  * (and 100 MB) checked byte by byte with random partial reads (among them back-to-back 32 KB
  * sends, whose order and content the pipelined send path must keep), the paper's configurations
  * (BASE, FLOWCNTL, COPY, REG, combining), several connections at once through sovia_poll,
- * close from either side or both, a refused connection, and a peer killed mid-transfer (an
- * error within seconds, never a hang). Every child runs under alarm(). Prints
+ * close from either side or both, a refused connection, a peer killed mid-transfer (an
+ * error within seconds, never a hang), and the same for a connection a fork's child took over
+ * from its parent (the child killed; the parent killed first, which must not break it). Every child runs under alarm(). Prints
  * "N passed, N failed". */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -257,6 +258,83 @@ static void t_killed(bool kill_receiver) {
   CHECK(now_s() - t0 < 10, "sender noticed in %.1f s", now_s() - t0);
 }
 
+/* ---- a connection a fork's child took over, the child or its parent killed ---- */
+static int fork_pipe[2];
+
+/* Accepts one connection (its VI made by the connection thread), forks a child that sends
+ * until it fails (its first send claims the connection), closes its own copy, tells the test
+ * the child's pid and waits to be killed. */
+static int srv_fork_sender(void *p) {
+  struct xfer *x = p;
+  int l = listen_on(x->port);
+  int s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 11;
+  pid_t c = fork();
+  if (c == 0) {
+    alarm(60);
+    uint8_t *b = calloc(1, 65536);
+    for (;;)
+      if (sovia_send(s, b, 65536, 0) < 0) _exit(12);
+  }
+  sovia_close(s);
+  if (write(fork_pipe[1], &c, sizeof c) != sizeof c) return 13;
+  for (;;) pause();
+}
+
+/* Reads until the connection fails: 0 for ECONNRESET after some data. */
+static int cli_until_reset(void *p) {
+  struct xfer *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  uint8_t b[65536];
+  uint64_t n = 0;
+  ssize_t r;
+  while ((r = sovia_recv(s, b, sizeof b, 0)) > 0) n += (uint64_t)r;
+  return r < 0 && errno == ECONNRESET && n > 0 ? 0 : 31;
+}
+
+static void t_fork_killed(bool parent_first) {
+  struct xfer x = {port_base + 910 + parent_first, 0, 0, 0, 0};
+  if (pipe(fork_pipe)) return;
+  pid_t ps = fork();
+  if (ps == 0) {
+    alarm(60);
+    use_nic(0);
+    exit(srv_fork_sender(&x));
+  }
+  pid_t pc = fork();
+  if (pc == 0) {
+    alarm(60);
+    use_nic(1);
+    exit(cli_until_reset(&x));
+  }
+  pid_t child = 0;
+  if (read(fork_pipe[0], &child, sizeof child) != sizeof child) child = 0;
+  close(fork_pipe[0]);
+  close(fork_pipe[1]);
+  CHECK(child > 0, "fork: the server handed its connection to a child");
+  usleep(300000);
+  int st;
+  if (parent_first) {   /* the child that took the connection over keeps it alive */
+    kill(ps, SIGKILL);
+    waitpid(ps, NULL, 0);
+    usleep(500000);     /* nicd looks at VI owners every 100 ms */
+    CHECK(waitpid(pc, &st, WNOHANG) == 0, "fork: the parent killed, its child's stream goes on");
+  }
+  double t0 = now_s();
+  if (child > 0) kill(child, SIGKILL);
+  waitpid(pc, &st, 0);
+  double dt = now_s() - t0;
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork: the child serving the connection killed%s: "
+        "the peer's recv fails with ECONNRESET (status %d)", parent_first ? " after its parent" : "", st);
+  CHECK(dt < 5, "fork: the peer noticed the child's death in %.2f s", dt);
+  if (!parent_first) {
+    CHECK(kill(ps, 0) == 0, "fork: the parent lives on");
+    kill(ps, SIGKILL);
+    waitpid(ps, NULL, 0);
+  }
+}
+
 static int cli_refused(void *p) {
   (void)p;
   int s = sovia_socket(AF_INET, SOCK_STREAM, 0);
@@ -318,6 +396,8 @@ int main(int argc, char **argv) {
   CHECK(run_pair(nothing, cli_refused, NULL, 30), "refused and unreachable connects");
   t_killed(true);
   t_killed(false);
+  t_fork_killed(false);
+  t_fork_killed(true);
 
 done:
   svt_teardown();

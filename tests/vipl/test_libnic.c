@@ -1,6 +1,7 @@
 /* libnic unit tests against a NIC window created in this process (fakenic.c stands in for
  * the firmware): device names and the host interface check, registration of ordinary memory
- * (the in-place shared remap) and its refusals, the VI table claim, the two-level queue (L2
+ * (the in-place shared remap) and its refusals, the VI table claim and handing an entry to
+ * another owner, the two-level queue (L2
  * ring full -> L1, drained in order as the NIC completes), waiting and a dead NIC. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -195,6 +196,32 @@ static void t_vi_table(void) {
   CHECK_EQ(lnic_vi_create(d, 79, 0, &x), 0);
   CHECK_EQ(x->idx, stale);
   v[5] = x;
+  /* Handing a VI to another owner (a VI fork() shares): a live process, never a dead one; an
+   * entry whose owner died (nicd reaps it) or that is no longer this VI is refused. */
+  pid_t live = fork();
+  if (live == 0) {
+    pause();
+    _exit(0);
+  }
+  struct lnic_vi *o = v[4];
+  e = lnic_hostif_vi(d, o->idx);
+  CHECK_EQ(lnic_vi_set_owner(o, (uint32_t)live), 0);
+  CHECK_EQ(e->owner_pid, (uint32_t)live);
+  CHECK_EQ(lnic_vi_set_owner(o, (uint32_t)getpid()), 0);
+  CHECK_EQ(e->owner_pid, (uint32_t)getpid());
+  CHECK_EQ(lnic_vi_set_owner(o, (uint32_t)child), -ESRCH);   /* child has ended */
+  e->owner_pid = (uint32_t)child;
+  CHECK_EQ(lnic_vi_set_owner(o, (uint32_t)live), -EPIPE);
+  e->owner_pid = (uint32_t)getpid();
+  e->generation++;
+  CHECK_EQ(lnic_vi_set_owner(o, (uint32_t)live), -EPIPE);
+  e->generation--;
+  e->state = HOSTIF_VI_FREE;
+  CHECK_EQ(lnic_vi_set_owner(o, (uint32_t)live), -EPIPE);
+  e->state = HOSTIF_VI_IDLE;
+  CHECK_EQ(e->owner_pid, (uint32_t)getpid());
+  kill(live, SIGKILL);
+  waitpid(live, NULL, 0);
   fake_connect(&f, v[1]->idx, v[2]->idx);
   CHECK_EQ(lnic_vi_destroy(v[1], false), -EBUSY);   /* connected */
   lnic_close(d);   /* destroys the rest */

@@ -4,6 +4,7 @@
  * errors, RDMA Write, completion queues, blocking waits, the name service, and a NIC that
  * dies under a waiting program. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "fakenic.h"
 #include "vipl.h"
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 #include "vtest.h"
 
@@ -34,6 +36,7 @@ static void t_misuse(void) {
   CHECK_EQ(VipOpenNic(NULL, &n), VIP_INVALID_PARAMETER);
   CHECK_EQ(VipOpenNic("nic0", NULL), VIP_INVALID_PARAMETER);
   CHECK_EQ(VipOpenNic("nic4711", &n), VIP_INVALID_PARAMETER);
+  CHECK_EQ(VipxOpenNicErrno(), ENODEV);
   CHECK_EQ(VipOpenNic("garbage", &n), VIP_INVALID_PARAMETER);
   CHECK_EQ(VipCloseNic(NULL), VIP_INVALID_PARAMETER);
   CHECK_EQ(VipCloseNic((VIP_NIC_HANDLE)0xdeadbeef), VIP_INVALID_PARAMETER);
