@@ -474,9 +474,12 @@ void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st) {
   bool hit = false;
   for (uint32_t i = v->sq_done; i != v->sq_cons; i = ring_next(i)) {
     struct fw_sqslot *sl = &v->slot[ring_slot(i)];
-    bool before = sl->await_ack && fw_reliab_seq_lt(sl->last_seq, seq);
+    /* arrived whole: its last message comes before the refused one (FIFO), or it was
+     * acknowledged already (every message queued, none awaited: a message of it resent may
+     * still be in the pipeline, so it is not yet retired) */
+    bool before = sl->await_ack ? fw_reliab_seq_lt(sl->last_seq, seq) : sl->queued;
     sl->await_ack = false;
-    if (before || sl->status != HOSTIF_ST_DONE) continue; /* arrived whole (FIFO), or failed here */
+    if (before || sl->status != HOSTIF_ST_DONE) continue; /* arrived whole, or failed here */
     /* the transfer holding the refused message, then those after it: the connection broke */
     sl->status = (uint8_t)(hit ? HOSTIF_ST_DISCONNECTED : st);
     hit = true;

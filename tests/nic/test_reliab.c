@@ -8,7 +8,9 @@
  * retry limit: with the link down the waiting sends complete TRANSPORT within the retry
  * budget (virtual time), and with only the ACKs lost the sender breaks, its RST breaks the
  * receiver, and nothing is delivered after. Forged frames (numbers outside 2^30 or the window)
- * are dropped and harm nothing. Prints "N passed, N failed". */
+ * are dropped and harm nothing. A NACK that comes after the ACK of an earlier send, while a
+ * message of it resent is still in the pipeline, fails only the refused send. Prints
+ * "N passed, N failed". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,6 +535,75 @@ static void t_forged(bool fine) {
   rig_down();
 }
 
+/* A NACK after an ACK, the acknowledged send not yet retired: NIC 0 sends A (one message) then
+ * B on VI 3; NIC 1 has one receive, delivers and acknowledges A, refuses B (REMOTE). Its frames
+ * are held until NIC 0's first timeout has queued A's message again, so the ACK for A and then
+ * the NACK for B come while A's message is in the send pipeline. (A has one message: after the
+ * timeout the Sender takes an ACK only up to the messages it has sent again.) A was
+ * acknowledged whole: it completes DONE; B completes with the peer's reason. */
+struct nack_at { int step; };
+static bool nack_step(void *p) {
+  struct nack_at *n = p;
+  struct fw *f0 = &R.fw[0], *f1 = &R.fw[1];
+  switch (n->step) {
+  case 0: /* A delivered, its ACK sent (held) */
+    return rh_done(R.w[1], 3, false) >= 1 && !f1->vi[3].ack_due && f1->tx_head == f1->tx_done;
+  case 1: /* B refused, its NACK sent (held) */
+    return rh_vi(R.w[1], 3)->state == HOSTIF_VI_ERROR && !f1->vi[3].ack_due &&
+           f1->tx_head == f1->tx_done;
+  case 2: /* the timeout: A's message queued again */
+    return CTR(0, retransmits) > 0 && f0->vi[3].slot[0].inflight > 0;
+  default: /* the NACK taken */
+    return rh_vi(R.w[0], 3)->state == HOSTIF_VI_ERROR;
+  }
+}
+
+static void t_nack_after_ack(bool fine) {
+  rig_up(fine);
+  uint32_t la = FW_MAX_PAYLOAD, lb = 100;
+  uint64_t a = halloc(0, la), b = halloc(0, lb), dst = halloc(1, la);
+  fill(hptr(a), la, 21);
+  fill(hptr(b), lb, 22);
+  struct hostif_desc r = rh_desc(HOSTIF_OP_RECV, PTAG, 1, &dst, &la);
+  rh_post(R.w[1], 3, false, &r);
+  R.f.delay_ns[1] = 10ull * 1000000000ull; /* NIC 1's frames held until released below */
+  struct nack_at n = {0};
+  struct hostif_desc d = rh_desc(HOSTIF_OP_SEND, PTAG, 1, &a, &la);
+  rh_post(R.w[0], 3, true, &d);
+  bool ok = run_until(nack_step, &n, R.now + 1000000ull);
+  n.step = 1;
+  d = rh_desc(HOSTIF_OP_SEND, PTAG, 1, &b, &lb);
+  rh_post(R.w[0], 3, true, &d);
+  ok = ok && run_until(nack_step, &n, R.now + 1000000ull);
+  uint64_t rtx0 = CTR(0, retransmits), acks0 = CTR(0, rx_acks);
+  n.step = 2;
+  ok = ok && rtx0 == 0 && run_until(nack_step, &n, R.now + 10000000ull);
+  unsigned held = R.nheld;
+  R.f.delay_ns[1] = 0;
+  for (unsigned k = 0; k < R.nheld; k++) R.held[k].due = R.now;
+  n.step = 3;
+  ok = ok && run_until(nack_step, &n, R.now + 10000000ull);
+  /* the case itself: the ACK came, then the NACK, with A's resent message still queued */
+  bool acked_unretired = ok && CTR(0, rx_acks) > acks0 && R.fw[0].vi[3].slot[0].inflight > 0 &&
+                         rh_done(R.w[0], 3, true) == 0;
+  struct want w = {0, 3, true, 2};
+  ok = ok && run_until(done_ge, &w, R.now + 1000000000ull);
+  struct hostif_desc sa = rh_slot(R.w[0], 3, true, 0), sb = rh_slot(R.w[0], 3, true, 1);
+  printf("%s: NACK after an ACK, the acknowledged send in the pipeline: %u frames held; "
+         "A completed %u, B %u\n", fine ? "fine" : "coarse", held, sa.status, sb.status);
+  CHECK(ok && acked_unretired, "NACK after an ACK: the case was not reached (%d, %d)", ok,
+        acked_unretired);
+  CHECK(sa.status == HOSTIF_ST_DONE && sa.done_len == la,
+        "NACK after an ACK: the acknowledged send completed %u (%u B)", sa.status, sa.done_len);
+  CHECK(sb.status == HOSTIF_ST_REMOTE, "NACK after an ACK: the refused send completed %u",
+        sb.status);
+  CHECK(rh_slot(R.w[1], 3, false, 0).status == HOSTIF_ST_DONE && memcmp(hptr(a), hptr(dst), la) == 0,
+        "NACK after an ACK: A was not delivered");
+  CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "NACK after an ACK: firmware faults %u %u",
+        R.fw[0].faults, R.fw[1].faults);
+  rig_down();
+}
+
 int main(int argc, char **argv) {
   unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 8;
   for (int fine = 1; fine >= 0; fine--) {
@@ -546,6 +617,7 @@ int main(int argc, char **argv) {
     t_link_down(fine);
     t_acks_lost(fine);
     t_forged(fine);
+    t_nack_after_ack(fine);
   }
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
