@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 4u   /* 3: faults by id in hostif_counters; 4: a signal bit per work queue */
+#define HOSTIF_VERSION 5u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
+                               queue; 5: the rings' rel_seq (a peer's last delivered message) */
 
 /* SRAM map. The first 1.5 MiB hold the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
@@ -102,6 +103,8 @@ enum hostif_vi_state {
 /* Reliable Delivery: a send completes only when the peer NIC has acknowledged the whole
  * transfer (WIRE.md, "Acknowledgements"); a transfer the peer refuses completes with the
  * peer's reason and both VIs go to ERROR. Unreliable: a send completes when it has left. */
+#define HOSTIF_REL_SEQ_VALID 0x80000000u
+
 enum hostif_reliability {
   HOSTIF_UNRELIABLE = 0,
   HOSTIF_RELIABLE_DELIVERY = 1,
@@ -111,7 +114,13 @@ struct hostif_ring {
   uint32_t prod;             /* written by the host: slots published (free-running) */
   uint32_t cons;             /* written by the NIC: slots consumed (free-running) */
   uint32_t done;             /* written by the NIC: slots completed (free-running) */
-  uint32_t reserved;
+  uint32_t rel_seq;          /* Reliable Delivery, HOSTIF_REL_SEQ_VALID | a sequence number,
+                                0 for none (nicd clears both at connection). rq: written by
+                                the NIC: the connection's last message it delivered. sq:
+                                written by nicd when the peer leaves the connection: the peer
+                                NIC's rq.rel_seq then, taken by the firmware as the peer's
+                                last acknowledgement before it fails what is left (its ACK
+                                may still be on the way: nicd/CONNECT.md) */
   struct hostif_desc slot[HOSTIF_RING];   /* slot i % HOSTIF_RING */
 };
 

@@ -17,6 +17,12 @@ struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi) {
 static uint32_t ld(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static void st(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
+/* A new connection starts with no delivered message on either side (hostif.h, rel_seq). */
+static void rel_seq_clear(struct hostif_vi *v) {
+  st(&v->sq.rel_seq, 0);
+  st(&v->rq.rel_seq, 0);
+}
+
 int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned vb) {
   struct hostif_vi *a = vitab_vi(d, na, va), *b = vitab_vi(d, nb, vb);
   if (!a || !b || a == b) return -1;
@@ -26,6 +32,8 @@ int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned v
   a->remote_vi = (uint16_t)vb;
   b->remote_node = (uint16_t)na;
   b->remote_vi = (uint16_t)va;
+  rel_seq_clear(a);
+  rel_seq_clear(b);
   st(&a->state, HOSTIF_VI_CONNECTED);
   st(&b->state, HOSTIF_VI_CONNECTED);
   return 0;
@@ -37,6 +45,7 @@ int vitab_pair_half(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, 
   if (!a || ld(&a->state) != HOSTIF_VI_IDLE || a->reliability != rel) return -1;
   a->remote_node = (uint16_t)rnode;
   a->remote_vi = (uint16_t)rvi;
+  rel_seq_clear(a);
   st(&a->state, HOSTIF_VI_CONNECTED);
   return 0;
 }
@@ -63,6 +72,12 @@ static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif
   }
   struct hostif_vi *p = vitab_vi(d, v->remote_node, v->remote_vi);
   if (p && ld(&p->state) == HOSTIF_VI_CONNECTED && p->remote_node == node && p->remote_vi == vi) {
+    /* What this side's NIC delivered counts as acknowledged: the peer's sends that reached
+     * this host complete DONE even if their ACK is still on the way (hostif.h, rel_seq). */
+    uint32_t got = ld(&v->rq.rel_seq);
+    if (ld(&v->state) == HOSTIF_VI_CONNECTED && v->reliability == HOSTIF_RELIABLE_DELIVERY &&
+        (got & HOSTIF_REL_SEQ_VALID))
+      st(&p->sq.rel_seq, got);
     st(&p->state, HOSTIF_VI_ERROR);
     nic_signal_host(d->nic[nicd_local(d, v->remote_node)], HOSTIF_SIG_VI(v->remote_vi));   /* waiters look now */
   }

@@ -281,8 +281,9 @@ void reliab_hal_ack_send(reliab_t *sys, int32_t seq) {
 }
 
 void reliab_hal_deliver(reliab_t *sys, int32_t seq) {
-  (void)seq;
   struct fw *fw = sys->user;
+  /* before the host can see the completion, and so before it can disconnect (hostif.h) */
+  fw_sram_wr32(fw, FW_RING_REL_SEQ(vi_of(sys), rq), HOSTIF_REL_SEQ_VALID | (uint32_t)seq);
   fw_rq_deliver(fw, fw->rel_buf);
   if (!reliab_raise(sys, reliab_EV_dlv_done)) fw_fault(fw, HOSTIF_FAULT_RELIAB);
 }

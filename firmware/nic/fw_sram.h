@@ -167,6 +167,7 @@ static inline void fw_sram_panic_prog_out(struct fw *fw, uint32_t addr,
 #define FW_RING_PROD(vi, q) (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, prod))
 #define FW_RING_CONS(vi, q) (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, cons))
 #define FW_RING_DONE(vi, q) (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, done))
+#define FW_RING_REL_SEQ(vi, q) (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, rel_seq))
 #define FW_SLOT_ADDR(vi, q, i) \
   (FW_RING_ADDR(vi, q) + (uint32_t)offsetof(struct hostif_ring, slot) + \
    ring_slot((uint32_t)(i)) * (uint32_t)sizeof(struct hostif_desc))

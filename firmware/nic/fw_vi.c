@@ -43,6 +43,16 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   fw->ack_work &= ~fw_vi_bit(vi);
 }
 
+/* The peer left the connection (nicd set this VI ERROR): what the peer's NIC had delivered by
+ * then, which nicd copied into sq.rel_seq, is the peer's last acknowledgement, so that a send
+ * its host received completes DONE even when the ACK itself is still on the way. */
+static void peer_delivered(struct fw *fw, unsigned vi) {
+  uint32_t s = fw_sram_rd32(fw, FW_RING_REL_SEQ(vi, sq));
+  if (!(s & HOSTIF_REL_SEQ_VALID)) return;
+  fw_sram_wr32(fw, FW_RING_REL_SEQ(vi, sq), 0);
+  fw_reliab_rx_ack(fw, vi, s & ~HOSTIF_REL_SEQ_VALID);
+}
+
 void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   struct fw_vi *v = &fw->vi[vi];
   fw_vi_read(fw, vi, w);
@@ -50,6 +60,7 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   if (fresh) vi_forget(fw, vi, w->gen);
   uint32_t key = conn_key(w);
   if (fresh || key != v->conn_key) {
+    if (!fresh && w->state == HOSTIF_VI_ERROR) peer_delivered(fw, vi);
     v->conn_key = key;
     v->tx_seq = 0;
     v->rx_active = false;

@@ -190,6 +190,10 @@ uint32_t lnic_drain_all(struct lnic_dev *d) {
 
 void lnic_vi_kick(struct lnic_vi *v) { doorbell(v); }
 
+bool lnic_vi_peer_delivered_pending(struct lnic_vi *v) {
+  return (__atomic_load_n(&ring_of(v, NIC_SQ)->rel_seq, __ATOMIC_ACQUIRE) & HOSTIF_REL_SEQ_VALID) != 0;
+}
+
 void lnic_vi_resync(struct lnic_vi *v) {
   for (int qi = 0; qi < 2; qi++) {
     lnic_progress(v, (enum lnic_q)qi);

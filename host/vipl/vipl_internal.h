@@ -49,6 +49,7 @@ struct vvi {
   uint32_t completed[2], cq_reported[2];
   bool pending_connect;
   bool conn_lost;                     /* its break was reported (VIP_ERROR_CONN_LOST) */
+  uint64_t broken_ns;                 /* when it was first seen broken (lnic_now_ns) */
 };
 
 #define VCQ_MAX_MEMBERS (2 * HOSTIF_NVI)

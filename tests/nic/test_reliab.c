@@ -9,7 +9,9 @@
  * budget (virtual time), and with only the ACKs lost the sender breaks, its RST breaks the
  * receiver, and nothing is delivered after. Forged frames (numbers outside 2^30 or the window)
  * are dropped and harm nothing. A NACK that comes after the ACK of an earlier send, while a
- * message of it resent is still in the pipeline, fails only the refused send. Prints
+ * message of it resent is still in the pipeline, fails only the refused send. A receiver whose
+ * host disconnects right after a delivery, its ACK still on the way: the sender's send
+ * completes DONE from what nicd hands its VI (hostif.h, rel_seq), not DISCONNECTED. Prints
  * "N passed, N failed". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,6 +433,50 @@ static void t_acks_lost(bool fine) {
 
 /* Every ACK takes 3 ms, longer than the first timeout (RTO0, 2 ms), on a lossless fabric:
  * after the first window the deadline has learnt the round trip, and nothing is resent. */
+/* The receiver's host disconnects right after a message was delivered, its ACK still on the
+ * way (every frame of node 1 arrives 1 ms late). nicd's DISCONNECT (nicd/vitab.c), done here
+ * by hand: the peer's VI gets the receiving NIC's rq.rel_seq in its sq.rel_seq, then ERROR,
+ * and the receiver's entry goes IDLE; the sender's library rings its doorbell (vipl_break.c).
+ * The sender's send completes DONE (the message was delivered), a later one DISCONNECTED. */
+static void t_disconnect_after_delivery(bool fine) {
+  rig_up(fine);
+  R.f.delay_ns[1] = 1000000;
+  uint32_t len = 3;
+  uint64_t src = halloc(0, 64), dst = halloc(1, 64);
+  memcpy(hptr(src), "bye", 3);
+  struct hostif_desc r = rh_desc(HOSTIF_OP_RECV, PTAG, 1, &dst, &len);
+  rh_post(R.w[1], 3, false, &r);
+  struct hostif_desc d = rh_desc(HOSTIF_OP_SEND, PTAG, 1, &src, &len);
+  rh_post(R.w[0], 3, true, &d);
+  struct want w = {1, 3, false, 1};
+  bool ok = run_until(done_ge, &w, R.now + 1000000000ull);
+  struct hostif_vi *rx = rh_vi(R.w[1], 3), *tx = rh_vi(R.w[0], 3);
+  uint32_t got = __atomic_load_n(&rx->rq.rel_seq, __ATOMIC_ACQUIRE);
+  CHECK(ok && rh_slot(R.w[1], 3, false, 0).status == HOSTIF_ST_DONE && rh_done(R.w[0], 3, true) == 0 &&
+            (got & HOSTIF_REL_SEQ_VALID),
+        "disconnect: the message delivered (rel_seq %#x), its ACK on the way", got);
+  __atomic_store_n(&tx->sq.rel_seq, got, __ATOMIC_RELEASE);
+  __atomic_store_n(&tx->state, HOSTIF_VI_ERROR, __ATOMIC_RELEASE);
+  __atomic_store_n(&rx->state, HOSTIF_VI_IDLE, __ATOMIC_RELEASE);
+  hwin_doorbell(R.w[0], HOSTIF_DOORBELL_VI(3), 0);
+  w = (struct want){0, 3, true, 1};
+  ok = run_until(done_ge, &w, R.now + 100000000ull);
+  struct hostif_desc sc = rh_slot(R.w[0], 3, true, 0);
+  CHECK(ok && sc.status == HOSTIF_ST_DONE,
+        "disconnect after delivery: the delivered message's send completed %u, not DONE", sc.status);
+  CHECK(__atomic_load_n(&tx->sq.rel_seq, __ATOMIC_ACQUIRE) == 0,
+        "disconnect after delivery: the NIC took the peer's delivered message");
+  rh_post(R.w[0], 3, true, &d);
+  w = (struct want){0, 3, true, 2};
+  ok = run_until(done_ge, &w, R.now + 100000000ull);
+  CHECK(ok && rh_slot(R.w[0], 3, true, 1).status == HOSTIF_ST_DISCONNECTED,
+        "disconnect after delivery: a later send completed %u, not DISCONNECTED",
+        rh_slot(R.w[0], 3, true, 1).status);
+  CHECK(R.fw[0].faults == 0 && R.fw[1].faults == 0, "disconnect: firmware faults %u %u",
+        R.fw[0].faults, R.fw[1].faults);
+  rig_down();
+}
+
 static void t_slow_acks(bool fine) {
   rig_up(fine);
   R.f.delay_ns[1] = 3000000;
@@ -617,6 +663,7 @@ int main(int argc, char **argv) {
     t_link_down(fine);
     t_acks_lost(fine);
     t_forged(fine);
+    t_disconnect_after_delivery(fine);
     t_nack_after_ack(fine);
   }
   printf("%d passed, %d failed\n", passed, failed);
