@@ -219,8 +219,11 @@ uint64_t lnic_vt_now_ns(void);
 void lnic_vt_call(struct lnic_dev *d);
 /* Charges a host memcpy of `bytes` at the profile's host.memcpy. */
 void lnic_vt_copy(size_t bytes);
+/* Lets the NICs run a while (what is in flight lands) before a connection manager call: this
+ * process stays RUNNING at its time, for a call nicd answers at once. */
+void lnic_vt_settle(void);
 /* Around a blocking call nicd does not take part in (the connection manager): while on, this
- * process bounds nothing. */
+ * process bounds nothing (on settles first). */
 void lnic_vt_outside(bool on);
 /* lnic_wait in timing mode. */
 int lnic_vt_wait(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns);

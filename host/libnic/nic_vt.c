@@ -136,16 +136,17 @@ void lnic_vt_copy(size_t bytes) {
  * (the last message's acknowledgement) lands before a disconnection flushes the VI. */
 #define VT_SETTLE_NS 2000000ull
 
+void lnic_vt_settle(void) {
+  struct lnic_dev *d = atomic_load(&vt_ndev) ? atomic_load(&vt_dev[0]) : NULL;
+  struct hw_vt_slot *s = d ? slot_of(d) : NULL;
+  if (!s) return;
+  atomic_fetch_add(&vt_h, VT_SETTLE_NS);
+  sync_to(d, s);
+}
+
 void lnic_vt_outside(bool on) {
   unsigned n = atomic_load(&vt_ndev);
-  if (on && n) {
-    struct lnic_dev *d = atomic_load(&vt_dev[0]);
-    struct hw_vt_slot *s = d ? slot_of(d) : NULL;
-    if (s) {
-      atomic_fetch_add(&vt_h, VT_SETTLE_NS);
-      sync_to(d, s);
-    }
-  }
+  if (on) lnic_vt_settle();
   for (unsigned i = 0; i < n && i < VT_MAX_DEVS; i++) {
     struct lnic_dev *d = atomic_load(&vt_dev[i]);
     struct hw_vt_slot *s = d ? slot_of(d) : NULL;

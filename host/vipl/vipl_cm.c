@@ -38,6 +38,15 @@ int vipl_cm_call(int fd, const char *line, char *reply, size_t cap, int64_t time
   return rc;
 }
 
+/* A request nicd answers at once (ACCEPT, REJECT): in timing mode the process still bounds
+ * nicd at its time meanwhile, so that a peer the same answer releases (the requester of an
+ * ACCEPT) cannot run ahead of it in real time; the virtual time both go on at is then this
+ * process's, whichever of the two the scheduler runs first. */
+int vipl_cm_call_now(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns) {
+  lnic_vt_settle();
+  return cm_call(fd, line, reply, cap, timeout_ns);
+}
+
 static int cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns) {
   size_t len = strlen(line), off = 0;
   while (off < len) {

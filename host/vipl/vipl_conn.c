@@ -79,7 +79,7 @@ VIP_RETURN VipConnectAccept(VIP_CONN_HANDLE ConnHandle, VIP_VI_HANDLE ViHandle) 
   lnic_unlock(v->nic->dev);
   char line[96], reply[256];
   snprintf(line, sizeof line, "ACCEPT %u %u %u\n", c->id, (unsigned)v->nic->dev->node, v->lv->idx);
-  int rc = vipl_cm_call(c->fd, line, reply, sizeof reply, 10000000000ll);
+  int rc = vipl_cm_call_now(c->fd, line, reply, sizeof reply, 10000000000ll);
   VIP_RETURN r = rc ? VIP_ERROR_RESOURCE
                     : strncmp(reply, "OK CONNECTED", 12) == 0 ? VIP_SUCCESS : cm_error(reply);
   conn_free(c);   /* nicd answers the requester either way */
@@ -91,7 +91,7 @@ VIP_RETURN VipConnectReject(VIP_CONN_HANDLE ConnHandle) {
   if (!c) return VIP_INVALID_PARAMETER;
   char line[64], reply[256];
   snprintf(line, sizeof line, "REJECT %u\n", c->id);
-  int rc = vipl_cm_call(c->fd, line, reply, sizeof reply, 10000000000ll);
+  int rc = vipl_cm_call_now(c->fd, line, reply, sizeof reply, 10000000000ll);
   conn_free(c);
   return rc ? VIP_ERROR_RESOURCE : strncmp(reply, "OK", 2) == 0 ? VIP_SUCCESS : cm_error(reply);
 }

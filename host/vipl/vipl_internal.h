@@ -88,6 +88,7 @@ void vipl_cq_detach(struct vvi *vi);
 int vipl_cm_open(void);
 /* Sends line, waits for the reply line (timeout_ns < 0: no limit). 0, -ETIMEDOUT, -EPIPE. */
 int vipl_cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns);
+int vipl_cm_call_now(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns);
 /* Address helpers: node and discriminator of a VIP_NET_ADDRESS. */
 int vipl_addr_node(const VIP_NET_ADDRESS *a, unsigned *node);
 void vipl_addr_disc_hex(const VIP_NET_ADDRESS *a, char *out, size_t cap);
