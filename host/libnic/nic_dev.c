@@ -60,6 +60,7 @@ static int finish_open(struct lnic_dev *d, const char *devname, struct lnic_dev 
   if (rc != 0) return rc;
   pthread_mutex_init(&d->lock, NULL);
   pthread_cond_init(&d->drain_cond, NULL);
+  lnic_fork_track(d);
   *out = d;
   return 0;
 }
@@ -99,6 +100,7 @@ int lnic_open_window(const struct hwin *w, const char *devname, struct lnic_dev 
 
 void lnic_close(struct lnic_dev *d) {
   if (!d) return;
+  lnic_fork_untrack(d);
   lnic_drainer_stop(d);
   if (d->vt_slot) {   /* timing mode: this process no longer bounds nicd */
     struct hw_vt_slot *s = &d->win.regs->vt.slot[d->vt_slot - 1];

@@ -5,6 +5,10 @@
 
 #include "libnic.h"
 
+/* nic_fork.c: the open devices, whose locks fork() takes (lnic_open, lnic_close). */
+void lnic_fork_track(struct lnic_dev *d);
+void lnic_fork_untrack(struct lnic_dev *d);
+
 /* SRAM words another process writes: loads acquire, stores release. */
 static inline uint32_t sram_ld32(const volatile uint32_t *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);

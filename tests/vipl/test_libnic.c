@@ -2,10 +2,12 @@
  * the firmware): device names and the host interface check, registration of ordinary memory
  * (the in-place shared remap) and its refusals, the VI table claim and handing an entry to
  * another owner, the two-level queue (L2
- * ring full -> L1, drained in order as the NIC completes), waiting and a dead NIC. */
+ * ring full -> L1, drained in order as the NIC completes), waiting and a dead NIC; fork()
+ * while another thread holds the device lock. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +351,50 @@ static void t_wait_and_death(void) {
   close(p[0]), close(p[1]);
 }
 
+/* fork() while another thread takes and drops the device lock all the time (as the L1
+ * drainer does): every child can lock the device at once (nic_fork.c), none hangs. */
+static volatile bool hammer_stop;
+static void *hammer(void *arg) {
+  struct lnic_dev *d = arg;
+  while (!hammer_stop) {
+    lnic_lock(d);
+    for (volatile int i = 0; i < 200; i++) {
+    }
+    lnic_unlock(d);
+  }
+  return NULL;
+}
+
+static void t_fork_with_lock_held(void) {
+  struct fakenic f;
+  CHECK_EQ(fake_create(&f, 1, true), 0);
+  struct lnic_dev *d = NULL;
+  CHECK_EQ(lnic_open(f.name, &d), 0);
+  pthread_t t;
+  hammer_stop = false;
+  CHECK_EQ(pthread_create(&t, NULL, hammer, d), 0);
+  int hung = 0, done = 0;
+  for (int i = 0; i < 200; i++) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      alarm(2);   /* a child that cannot lock dies of SIGALRM */
+      lnic_lock(d);
+      lnic_unlock(d);
+      _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) done++;
+    else hung++;
+  }
+  hammer_stop = true;
+  pthread_join(t, NULL);
+  CHECK(hung == 0 && done == 200);
+  if (hung) printf("  %d of 200 children could not lock the device after fork()\n", hung);
+  lnic_close(d);
+  fake_destroy(&f);
+}
+
 int main(void) {
   RUN(t_names);
   RUN(t_open_checks);
@@ -358,5 +404,6 @@ int main(void) {
   RUN(t_vi_table);
   RUN(t_two_level_queue);
   RUN(t_wait_and_death);
+  RUN(t_fork_with_lock_held);
   return vt_summary();
 }
