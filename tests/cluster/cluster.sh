@@ -91,9 +91,13 @@ for _ in $(seq 100); do
   [[ $(wc -l <"$dir/display") -ge 200 ]] && break
   sleep 0.05
 done
+# The values are the NIC's clock as signed 32-bit words: a reply comes after its request modulo 2^32.
 paired=$(awk '{ v[NR] = $2; p[NR] = $1; l[NR] = $0 } END { ok = NR == 200; bad = ""
-  for (i = 1; i + 1 <= NR; i += 2) if (p[i] != 1 || v[i + 1] - v[i] <= 0) {
-    if (ok || bad == "") bad = " (lines " i "-" i + 1 ": \"" l[i] "\" \"" l[i + 1] "\")"; ok = 0 }
+  for (i = 1; i + 1 <= NR; i += 2) {
+    d = v[i + 1] - v[i]; if (d < 0) d += 4294967296
+    if (p[i] == 1 && d > 0 && d < 2147483648) continue
+    if (ok || bad == "") bad = " (lines " i "-" i + 1 ": \"" l[i] "\" \"" l[i + 1] "\")"; ok = 0
+  }
   print ok ? "yes" : "no" bad }' "$dir/display")
 if [[ $paired == yes ]]; then ok "PANIC: 100 ping round trips across nicds (each reply after its request)"
 else bad "PANIC: display gave $(wc -l <"$dir/display") values, paired: $paired"; fi
