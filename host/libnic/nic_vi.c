@@ -14,6 +14,9 @@ static bool pid_dead(uint32_t pid) {
   return pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+#define REAP_SLICE_US 5000
+#define REAP_WAIT_SLICES 60   /* 300 ms: three of nicd's reaping passes */
+
 /* A new VI starts with zeroed rings (nicd/CONNECT.md). */
 static void wq_init(struct lnic_wq *q, uint32_t ring_addr, volatile struct hostif_ring *r) {
   memset(q, 0, sizeof *q);
@@ -24,6 +27,26 @@ static void wq_init(struct lnic_wq *q, uint32_t ring_addr, volatile struct hosti
   for (unsigned i = 0; i < HOSTIF_RING; i++) r->slot[i].status = HOSTIF_ST_PENDING;
 }
 
+/* Claims a free entry, or one whose owner died without a peer to tell. A dead owner's entry
+ * that still names a peer (CONNECTED, ERROR) is nicd's to reap: it breaks the peer first
+ * (nicd/vitab.c), and an entry taken before that would leave the peer waiting for good.
+ * Returns the index, 0 if none, and sets *reaping when such entries wait for nicd. */
+static unsigned claim_entry(struct lnic_dev *d, uint32_t me, bool *reaping) {
+  *reaping = false;
+  for (unsigned i = 1; i < HOSTIF_NVI; i++) {
+    volatile struct hostif_vi *e = lnic_hostif_vi(d, i);
+    uint32_t owner = sram_ld32(&e->owner_pid);
+    uint32_t state = sram_ld32(&e->state);
+    if (owner == 0 && state == HOSTIF_VI_FREE) {
+      if (sram_cas32(&e->owner_pid, 0, me)) return i;
+    } else if (owner != me && pid_dead(owner)) {
+      if (state == HOSTIF_VI_CONNECTED || state == HOSTIF_VI_ERROR) *reaping = true;
+      else if (sram_cas32(&e->owner_pid, owner, me)) return i;
+    }
+  }
+  return 0;
+}
+
 int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, struct lnic_vi **out) {
   if (!d || !out || reliability > HOSTIF_RELIABLE_DELIVERY) return -EINVAL;
   *out = NULL;
@@ -31,17 +54,14 @@ int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, stru
   struct lnic_vi *v = calloc(1, sizeof *v);
   if (!v) return -ENOMEM;
   uint32_t me = (uint32_t)getpid();
-  lnic_lock(d);
-  unsigned idx = 0;
-  for (unsigned i = 1; i < HOSTIF_NVI && !idx; i++) {
-    volatile struct hostif_vi *e = lnic_hostif_vi(d, i);
-    uint32_t owner = sram_ld32(&e->owner_pid);
-    uint32_t state = sram_ld32(&e->state);
-    if (owner == 0 && state == HOSTIF_VI_FREE) {
-      if (sram_cas32(&e->owner_pid, 0, me)) idx = i;
-    } else if (owner != me && pid_dead(owner)) {
-      if (sram_cas32(&e->owner_pid, owner, me)) idx = i;
-    }
+  unsigned idx;
+  bool reaping;
+  for (unsigned waited = 0;; waited++) {
+    lnic_lock(d);
+    idx = claim_entry(d, me, &reaping);
+    if (idx || !reaping || waited >= REAP_WAIT_SLICES || lnic_dead_check(d, true)) break;
+    lnic_unlock(d);
+    usleep(REAP_SLICE_US);   /* nicd reaps dead owners' VIs every 100 ms */
   }
   if (!idx) {
     lnic_unlock(d);

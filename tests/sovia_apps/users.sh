@@ -4,7 +4,8 @@
 # memcached -u memcache, nginx's workers as www-data) serves clients running as nobody, each
 # under the shim in an empty network namespace; without the mode a process of another user is
 # refused with EACCES at once (never ENETDOWN, never a hang); --group lets that group's users
-# in and no one else; a bad --mode or --group stops nicd at start, named. Needs root.
+# in and no one else; a bad --mode or --group stops nicd at start, named. A PostgreSQL backend
+# SIGKILLed mid-result ends its psql at once, and the restarted server serves. Needs root.
 #   tests/sovia_apps/users.sh        Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -76,9 +77,30 @@ if nicd_start users --fast --mode 0666; then
         as_user 1 $port "${NOBODY[@]}" -- timeout 30 psql -X -A -t -h 10.0.0.1 -p $port -U postgres \
           -d postgres -c "$1" 2>>"$run/psql.err"
       }
-      v=$(psql_nobody "select sum(g) from generate_series(1,100000) g;")
-      [[ $v == 5000050000 ]] && ok "postgres: a query from psql as nobody (sum = $v)" ||
-        bad "postgres: query as nobody: '$v' $(tail -c 300 "$run/psql.err")"
+      # The first connection's backend SIGKILLed mid-result: psql hears of it at once (the postmaster's next VI
+      # must not take the dead backend's before nicd has told psql: host/libnic/nic_vi.c).
+      psql_nobody "\\copy (select repeat('x', 1000) from generate_series(1,5000000)) to '/dev/null'" &
+      pq=$!
+      be=
+      for _ in $(seq 100); do
+        be=$(pgrep -u postgres -f "postgres: postgres postgres .*COPY" | head -1)
+        [[ -n $be ]] && break
+        sleep 0.1
+      done
+      sleep 0.5
+      t0=$(date +%s%N)
+      [[ -n $be ]] && kill -9 "$be"
+      wait $pq
+      rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+      ((rc == 2 && ms < 5000)) && [[ -n $be ]] &&
+        ok "postgres: its backend killed mid-result, psql ends in $ms ms (the server's loss)" ||
+        bad "postgres: backend '$be' killed mid-result: psql rc $rc after $ms ms: $(tail -c 200 "$run/psql.err")"
+      for _ in $(seq 40); do   # the postmaster restarts after a crashed backend
+        v=$(psql_nobody "select sum(g) from generate_series(1,100000) g;") && [[ $v == 5000050000 ]] && break
+        sleep 0.25
+      done
+      [[ $v == 5000050000 ]] && ok "postgres: after its crash restart, a query from psql as nobody (sum = $v)" ||
+        bad "postgres: query as nobody after the crash restart: '$v' $(tail -c 300 "$run/psql.err")"
       psql_nobody "create table t (k int primary key, v text);" >/dev/null
       psql_nobody "insert into t select g, md5(g::text) from generate_series(1,5000) g;" >/dev/null
       v=$(psql_nobody "select count(*), md5(string_agg(v, ',' order by k)) from t;")

@@ -197,6 +197,18 @@ static void t_vi_table(void) {
   e->owner_pid = (uint32_t)child;
   CHECK_EQ(lnic_vi_create(d, 79, 0, &x), 0);
   CHECK_EQ(x->idx, stale);
+  /* ...but not while it still names a peer: nicd breaks the peer, then frees the entry. */
+  d->vi[stale] = NULL;
+  free(x->q[0].rec), free(x->q[1].rec), free(x);
+  e->owner_pid = (uint32_t)child;
+  e->state = HOSTIF_VI_CONNECTED;
+  CHECK_EQ(lnic_vi_create(d, 80, 0, &x), -ENOSPC);
+  e->state = HOSTIF_VI_ERROR;
+  CHECK_EQ(lnic_vi_create(d, 80, 0, &x), -ENOSPC);
+  CHECK_EQ(e->owner_pid, (uint32_t)child);
+  e->state = HOSTIF_VI_FREE;   /* what nicd's reaping leaves */
+  CHECK_EQ(lnic_vi_create(d, 80, 0, &x), 0);
+  CHECK_EQ(x->idx, stale);
   v[5] = x;
   /* Handing a VI to another owner (a VI fork() shares): a live process, never a dead one; an
    * entry whose owner died (nicd reaps it) or that is no longer this VI is refused. */
