@@ -205,7 +205,7 @@ void peer_send(int conn, uint32_t gen, const char *fmt, ...) __attribute__((form
 /* The connection a local VI's remote pairing went through (for DISCONNECT and owner death),
  * and the sweep when a connection dies: every local VI paired through it goes ERROR. */
 void peer_bind_vi(unsigned lnode, unsigned vi, int conn, uint32_t gen);
-void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi);
+void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi, uint32_t got);
 /* Per-connection state for nicstat (FABRIC): live connections to peers. */
 unsigned peer_live(void);
 /* Control connections refused: from an address that is no peer's host. */
@@ -251,6 +251,11 @@ int vitab_pair_half(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, 
 void vitab_unpair(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi);
 /* Pairs (na, va) and (nb, vb): both must be IDLE with the same reliability. 0 or -1. */
 int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned vb);
+/* The peer (fnode, fvi) of local (node, vi) is gone: if still CONNECTED to it, the VI goes
+ * ERROR, its host signalled, after taking got (the peer's last delivered message,
+ * HOSTIF_REL_SEQ_VALID | seq, or 0) as the last acknowledgement of its sends. */
+void vitab_peer_gone(struct nicd *d, unsigned node, unsigned vi, unsigned fnode, unsigned fvi,
+                     uint32_t got);
 /* The local VI goes IDLE, its peer (if it points back) ERROR. */
 void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi);
 /* VIs whose owner process is gone: FREE, and their peers ERROR. */

@@ -176,7 +176,7 @@ static int dial(int p, char *why, size_t cap) {
     close(fd);
     return -1;
   }
-  peer_send(i, C[i].gen, "HELLO 1");
+  peer_send(i, C[i].gen, "HELLO 2");
   return i;
 }
 
@@ -202,23 +202,12 @@ void peer_bind_vi(unsigned lnode, unsigned vi, int conn, uint32_t gen) {
   vb[li][vi] = (struct vbind){.conn = conn, .gen = gen};
 }
 
-void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi) {
+void peer_vi_broken(unsigned lnode, unsigned vi, unsigned rnode, unsigned rvi, uint32_t got) {
   int li = nicd_local(D, lnode);
   if (li < 0 || vi >= HOSTIF_NVI) return;
   struct vbind *b = &vb[li][vi];
-  peer_send(b->conn, b->gen, "DISC %u %u %u %u", rnode, rvi, lnode, vi);
+  peer_send(b->conn, b->gen, "DISC %u %u %u %u %u", rnode, rvi, lnode, vi, got);
   *b = (struct vbind){.conn = -1};
-}
-
-/* A remote peer says its VI (fnode, fvi) is gone: ours, if paired with it, goes ERROR. */
-static void remote_disc(unsigned node, unsigned vi, unsigned fnode, unsigned fvi) {
-  struct hostif_vi *v = vitab_vi(D, node, vi);
-  if (!v) return;
-  if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) == HOSTIF_VI_CONNECTED &&
-      v->remote_node == fnode && v->remote_vi == fvi) {
-    __atomic_store_n(&v->state, HOSTIF_VI_ERROR, __ATOMIC_RELEASE);
-    nic_signal_host(D->nic[nicd_local(D, node)], HOSTIF_SIG_VI(vi));
-  }
 }
 
 static void lose(int i, const char *why) {
@@ -296,7 +285,7 @@ static void handle(int i, char *line) {
   switch (peer_parse(line, &m)) {
   case PEER_HB: return;
   case PEER_HELLO:
-    if (a[0] == 1) return;
+    if (a[0] == 2) return;
     break;   /* another version of the protocol */
   case PEER_CONN:
     cm_remote_request(i, c->gen, a[0], a[1], a[2], a[3], m.s[0], m.s[1], a[4]);
@@ -319,7 +308,7 @@ static void handle(int i, char *line) {
     if (a[1] > 1) break;
     cm_remote_done(i, c->gen, a[0], a[1] == 1);
     return;
-  case PEER_DISC: remote_disc(a[0], a[1], a[2], a[3]); return;
+  case PEER_DISC: vitab_peer_gone(D, a[0], a[1], a[2], a[3], a[4]); return;
   default: break;
   }
   lose(i, "a line that is not the nicd control protocol");

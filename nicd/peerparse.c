@@ -10,7 +10,7 @@
 static const struct line_shape shapes[] = {
     {"HB", PEER_HB, ""},           {"HELLO", PEER_HELLO, "n"}, {"CONN", PEER_CONN, "nnnnssn"},
     {"WDRAW", PEER_WDRAW, "n"},    {"ACC", PEER_ACC, "nnnn"},  {"REJ", PEER_REJ, "n"},
-    {"FAIL", PEER_FAIL, "ns"},     {"DONE", PEER_DONE, "nn"},  {"DISC", PEER_DISC, "nnnn"},
+    {"FAIL", PEER_FAIL, "ns"},     {"DONE", PEER_DONE, "nn"},  {"DISC", PEER_DISC, "nnnnn"},
 };
 
 enum peer_verb peer_parse(char *line, struct peer_msg *m) {

@@ -65,22 +65,29 @@ static bool names_peer(uint32_t state) {
   return state == HOSTIF_VI_CONNECTED || state == HOSTIF_VI_ERROR;
 }
 
-static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
-  if (nicd_local(d, v->remote_node) < 0) {
-    if (d->udp) peer_vi_broken(node, vi, v->remote_node, v->remote_vi);
+/* What this side's NIC delivered of the connection (hostif.h, rel_seq), 0 if nothing counts:
+ * the peer's sends that reached this host complete DONE even if their ACK is still on the way. */
+static uint32_t delivered(struct hostif_vi *v) {
+  uint32_t got = ld(&v->rq.rel_seq);
+  return ld(&v->state) == HOSTIF_VI_CONNECTED && v->reliability == HOSTIF_RELIABLE_DELIVERY &&
+                 (got & HOSTIF_REL_SEQ_VALID) ? got : 0;
+}
+
+void vitab_peer_gone(struct nicd *d, unsigned node, unsigned vi, unsigned fnode, unsigned fvi,
+                     uint32_t got) {
+  struct hostif_vi *p = vitab_vi(d, node, vi);
+  if (!p || ld(&p->state) != HOSTIF_VI_CONNECTED || p->remote_node != fnode || p->remote_vi != fvi)
     return;
-  }
-  struct hostif_vi *p = vitab_vi(d, v->remote_node, v->remote_vi);
-  if (p && ld(&p->state) == HOSTIF_VI_CONNECTED && p->remote_node == node && p->remote_vi == vi) {
-    /* What this side's NIC delivered counts as acknowledged: the peer's sends that reached
-     * this host complete DONE even if their ACK is still on the way (hostif.h, rel_seq). */
-    uint32_t got = ld(&v->rq.rel_seq);
-    if (ld(&v->state) == HOSTIF_VI_CONNECTED && v->reliability == HOSTIF_RELIABLE_DELIVERY &&
-        (got & HOSTIF_REL_SEQ_VALID))
-      st(&p->sq.rel_seq, got);
-    st(&p->state, HOSTIF_VI_ERROR);
-    nic_signal_host(d->nic[nicd_local(d, v->remote_node)], HOSTIF_SIG_VI(v->remote_vi));   /* waiters look now */
-  }
+  if (got & HOSTIF_REL_SEQ_VALID) st(&p->sq.rel_seq, got);
+  st(&p->state, HOSTIF_VI_ERROR);
+  nic_signal_host(d->nic[nicd_local(d, node)], HOSTIF_SIG_VI(vi));   /* waiters look now */
+}
+
+static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
+  if (nicd_local(d, v->remote_node) >= 0)
+    vitab_peer_gone(d, v->remote_node, v->remote_vi, node, vi, delivered(v));
+  else if (d->udp)
+    peer_vi_broken(node, vi, v->remote_node, v->remote_vi, delivered(v));
 }
 
 void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {

@@ -1,11 +1,13 @@
 /* A cluster of nicds over UDP on loopback (nicd --udp, no namespaces needed): nicd A hosts node
  * 0, nicd B nodes 1 and 2, each with its own run directory; node 3 has an address where no nicd
- * runs, node 4 one that never answers. Host programs on different nicds connect
- * through the nicd-to-nicd control protocol and move data over UDP datagrams: VIPL send/receive and RDMA Write with every byte checked,
- * over IPv4 and IPv6; per-peer counters; bad datagrams sent at a nicd's port are dropped and
- * counted and it keeps working; a connection to a node whose nicd is not there fails quickly;
- * nicd A SIGKILLed under programs waiting on B gives them errors within 2 s, and a restarted
- * nicd A serves new connections; a cluster file with an error is refused as file:line:col.
+ * runs, node 4 one that never answers. Host programs on different nicds connect through the
+ * nicd-to-nicd control protocol and move data over UDP datagrams: VIPL send/receive and RDMA
+ * Write with every byte checked, over IPv4 and IPv6; per-peer counters; bad datagrams sent at a
+ * nicd's port are dropped and counted and it keeps working; a connection to a node whose nicd
+ * is not there fails quickly; a server that disconnects right after the client's last message
+ * leaves that send DONE, not flushed; nicd A SIGKILLed under programs waiting on B gives them
+ * errors within 2 s, and a restarted nicd A serves new connections; a cluster file with an
+ * error is refused as file:line:col.
  * Fault-free (lossy.sh is the faulty network): CLUSTER_NICD_ARGS adds options to every nicd
  * (e.g. "--loss 0.01 --seed 7");
  * VERINIC_FIRMWARE=lanai runs the LANai image on them (tests/common/nicd_run.h). */
@@ -306,7 +308,7 @@ static VIP_RETURN post_recv(struct ep *e, unsigned i) {
 /* What the server tells the client: where RDMA Writes may go. */
 struct target { uint64_t addr; VIP_MEM_HANDLE mh; };
 
-enum { S_SENDRECV, S_HOLD, S_PEER_EXITS, S_UNRELIABLE };
+enum { S_SENDRECV, S_HOLD, S_PEER_EXITS, S_UNRELIABLE, S_BYE };
 #define NUNREL 30
 
 /* Node 0 (nicd A): takes ROUNDS batches of BATCH messages and checks every byte, then lets
@@ -328,6 +330,13 @@ static int server(int sc, int to, int from) {
   char k;
   if (sc == S_UNRELIABLE) {   /* takes what arrives; the parent checks the fabric's counters */
     if (write(to, "c", 1) != 1 || read(from, &k, 1) != 1) return 23;
+    return 0;
+  }
+  if (sc == S_BYE) {   /* the client's one message, then a disconnect at once */
+    VIP_DESCRIPTOR *got = NULL;
+    if (VipRecvWait(e.vi, 5000, &got) != VIP_SUCCESS || got->CS.Status & VIP_STATUS_ERROR_MASK)
+      return 23;
+    VipDisconnect(e.vi);
     return 0;
   }
   if (sc == S_HOLD || sc == S_PEER_EXITS) {
@@ -407,6 +416,24 @@ static int client(int sc, int to, int from) {
     }
     sleep_ms(100);   /* the last datagrams reach nicd A before the server goes */
     return write(to, "d", 1) == 1 ? 0 : 23;
+  }
+  if (sc == S_BYE) {   /* the server had it: the send completes DONE, not flushed */
+    memset(d, 0, sizeof *d);
+    d->CS.Control = VIP_CONTROL_OP_SENDRECV;
+    d->CS.SegCount = 1;
+    d->CS.Length = 4;
+    d->DS[0].Local.Data.Address = e.buf;
+    d->DS[0].Local.Handle = e.bh;
+    d->DS[0].Local.Length = 4;
+    VIP_DESCRIPTOR *got = NULL;
+    if (VipPostSend(e.vi, d, e.dh) != VIP_SUCCESS) return 21;
+    r = VipSendWait(e.vi, 5000, &got);
+    if (r != VIP_SUCCESS || got->CS.Status != VIP_STATUS_DONE) {
+      fprintf(stderr, "client: the last send before the server's disconnect: rc %d status %#x\n",
+              r, got ? got->CS.Status : 0);
+      return 22;
+    }
+    return 0;
   }
   if (sc == S_PEER_EXITS) {   /* connected: the process ends without a word */
     if (read(from, &k, 1) != 1) return 21;
@@ -687,6 +714,21 @@ static void t_owner_death_crosses_nicds(void) {
   CHECK_EQ(rc[1], 0);
 }
 
+/* A server that disconnects as soon as it has the client's last message: the client's send
+ * completes DONE, never flushed, though the disconnect (on the control connection) may
+ * overtake the acknowledgement (a datagram). The DISC line carries what the server's NIC
+ * delivered (CONNECT.md). */
+static void t_disconnect_after_last_message(void) {
+  int flushed = 0;
+  for (int i = 0; i < 20; i++) {
+    int rc[2];
+    run_pair(server, client, S_BYE, rc);
+    CHECK_EQ(rc[0], 0);
+    flushed += rc[1] != 0;
+  }
+  CHECK_EQ(flushed, 0);
+}
+
 /* nicd A stops answering without closing anything (SIGSTOP: a hung or cut-off host): its
  * heartbeats stop, and nicd B fails the connection within 2 s. */
 static void t_silent_peer_nicd_detected(void) {
@@ -933,6 +975,7 @@ int main(void) {
   RUN(t_fault_injection_counted_and_seeded);
   RUN(t_control_port_misuse);
   RUN(t_owner_death_crosses_nicds);
+  RUN(t_disconnect_after_last_message);
   RUN(t_silent_peer_nicd_detected);
   RUN(t_peer_nicd_killed_then_restarted);
   RUN(t_bad_cluster_file_refused);
