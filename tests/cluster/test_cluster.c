@@ -384,6 +384,17 @@ static int server(int sc, int to, int from) {
   return 0;
 }
 
+/* d: a send of the first len bytes of e's buffer. */
+static void fill_send(struct ep *e, VIP_DESCRIPTOR *d, unsigned len) {
+  memset(d, 0, sizeof *d);
+  d->CS.Control = VIP_CONTROL_OP_SENDRECV;
+  d->CS.SegCount = 1;
+  d->CS.Length = len;
+  d->DS[0].Local.Data.Address = e->buf;
+  d->DS[0].Local.Handle = e->bh;
+  d->DS[0].Local.Length = len;
+}
+
 /* Node 1 (nicd B): the other side. */
 static int client(int sc, int to, int from) {
   struct ep e;
@@ -403,13 +414,7 @@ static int client(int sc, int to, int from) {
   if (sc == S_UNRELIABLE) {   /* NUNREL messages of 1000 bytes, one frame each */
     if (read(from, &k, 1) != 1) return 21;
     for (unsigned m = 0; m < NUNREL; m++) {
-      memset(d, 0, sizeof *d);
-      d->CS.Control = VIP_CONTROL_OP_SENDRECV;
-      d->CS.SegCount = 1;
-      d->CS.Length = 1000;
-      d->DS[0].Local.Data.Address = e.buf;
-      d->DS[0].Local.Handle = e.bh;
-      d->DS[0].Local.Length = 1000;
+      fill_send(&e, d, 1000);
       VIP_DESCRIPTOR *got = NULL;
       if (VipPostSend(e.vi, d, e.dh) != VIP_SUCCESS || VipSendWait(e.vi, 5000, &got) != VIP_SUCCESS)
         return 22;
@@ -418,13 +423,7 @@ static int client(int sc, int to, int from) {
     return write(to, "d", 1) == 1 ? 0 : 23;
   }
   if (sc == S_BYE) {   /* the server had it: the send completes DONE, not flushed */
-    memset(d, 0, sizeof *d);
-    d->CS.Control = VIP_CONTROL_OP_SENDRECV;
-    d->CS.SegCount = 1;
-    d->CS.Length = 4;
-    d->DS[0].Local.Data.Address = e.buf;
-    d->DS[0].Local.Handle = e.bh;
-    d->DS[0].Local.Length = 4;
+    fill_send(&e, d, 4);
     VIP_DESCRIPTOR *got = NULL;
     if (VipPostSend(e.vi, d, e.dh) != VIP_SUCCESS) return 21;
     r = VipSendWait(e.vi, 5000, &got);
@@ -457,13 +456,7 @@ static int client(int sc, int to, int from) {
     for (unsigned i = 0; i < BATCH; i++) {
       unsigned m = round * BATCH + i, len = MSG - m % 100;
       for (unsigned j = 0; j < len; j++) e.buf[j] = pat(m, j);
-      memset(d, 0, sizeof *d);
-      d->CS.Control = VIP_CONTROL_OP_SENDRECV;
-      d->CS.SegCount = 1;
-      d->CS.Length = len;
-      d->DS[0].Local.Data.Address = e.buf;
-      d->DS[0].Local.Handle = e.bh;
-      d->DS[0].Local.Length = len;
+      fill_send(&e, d, len);
       VIP_DESCRIPTOR *got = NULL;
       if (VipPostSend(e.vi, d, e.dh) != VIP_SUCCESS) return 31;
       if (VipSendWait(e.vi, 5000, &got) != VIP_SUCCESS || got != d ||
