@@ -36,6 +36,7 @@ VIP_RETURN VipDestroyCQ(VIP_CQ_HANDLE CQHandle) {
   lnic_unlock(c->nic->dev);
   if (members) return VIP_INVALID_STATE;   /* VIs still use it */
   vh_free(CQHandle);
+  vipl_notify_cq_gone(c);
   free(c);
   return VIP_SUCCESS;
 }
@@ -106,7 +107,8 @@ VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEA
   if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
   uint32_t l1mask;
   lnic_lock(c->nic->dev);
-  VIP_RETURN r = cq_try(c, ViHandle, RecvQueue, &l1mask);
+  VIP_RETURN r = vipl_notify_armed(&c->notify) ? VIP_ERROR_RESOURCE
+                                               : cq_try(c, ViHandle, RecvQueue, &l1mask);
   lnic_unlock(c->nic->dev);
   return r;
 }
@@ -119,8 +121,9 @@ VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *V
   uint64_t start = lnic_now_ns();
   for (;;) {
     lnic_lock(c->nic->dev);
-    uint32_t mask;
-    VIP_RETURN r = cq_try(c, ViHandle, RecvQueue, &mask);
+    uint32_t mask = 0;
+    VIP_RETURN r = vipl_notify_armed(&c->notify) ? VIP_ERROR_RESOURCE
+                                                 : cq_try(c, ViHandle, RecvQueue, &mask);
     for (unsigned i = 0; i < c->nmem; i++) {
       unsigned vi = c->mem[i].vi->lv->idx;
       mask |= c->mem[i].q == NIC_SQ ? HOSTIF_SIG_SQ(vi) : HOSTIF_SIG_RQ(vi);
@@ -138,4 +141,14 @@ VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *V
       nanosleep(&ts, NULL);
     }
   }
+}
+
+/* The provider thread's VipCQDone (vipl_notify.c), with VipCQWait's signal bits. */
+VIP_RETURN vipl_cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *mask) {
+  VIP_RETURN r = cq_try(c, vh, rq, mask);
+  for (unsigned i = 0; i < c->nmem; i++) {
+    unsigned vi = c->mem[i].vi->lv->idx;
+    *mask |= c->mem[i].q == NIC_SQ ? HOSTIF_SIG_SQ(vi) : HOSTIF_SIG_RQ(vi);
+  }
+  return r;
 }

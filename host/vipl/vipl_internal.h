@@ -4,7 +4,9 @@
 #ifndef VIPL_INTERNAL_H
 #define VIPL_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "libnic.h"
 #include "vipl.h"
@@ -19,6 +21,28 @@ void vh_free(const void *handle);
 
 struct vcq;
 
+/* One armed notification (vipl_notify.c): a work queue's (vi_fn) or a CQ's (cq_fn). Armed
+ * while pid is the process that armed it (0: not armed; another pid: inherited by fork, void). */
+struct vnotify {
+  void (*vi_fn)(VIP_PVOID, VIP_NIC_HANDLE, VIP_VI_HANDLE, VIP_DESCRIPTOR *);
+  void (*cq_fn)(VIP_PVOID, VIP_NIC_HANDLE, VIP_VI_HANDLE, VIP_BOOLEAN);
+  void *ctx;
+  pid_t pid;
+};
+
+/* A NIC's provider thread (vipl_notify.c), started at the first Notify; runs while pid is
+ * this process. Guarded by the device lock. */
+struct vnotify_thread {
+  pthread_t thread;
+  pid_t pid;                          /* the process it runs in; 0: never started */
+  pthread_cond_t wake;                /* something was armed, or stop */
+  pthread_cond_t idle;                /* a handler call ended */
+  bool stop;
+  const void *busy;                   /* the VI or CQ whose handler runs now (NULL: none) */
+  struct vcq *cqs;                    /* CQs with an armed notification */
+  unsigned rr;                        /* where the next scan starts */
+};
+
 struct vnic {
   void *handle;
   struct lnic_dev *dev;
@@ -30,6 +54,7 @@ struct vnic {
   bool ns_ready;
   char hosts_path[256];
   struct { struct vptag *ptag; bool rdma_write; } mr[NIC_MAX_MR];  /* by libnic registration */
+  struct vnotify_thread nt;
 };
 
 struct vptag {
@@ -50,6 +75,8 @@ struct vvi {
   bool pending_connect;
   bool conn_lost;                     /* its break was reported (VIP_ERROR_CONN_LOST) */
   uint64_t broken_ns;                 /* when it was first seen broken (lnic_now_ns) */
+  struct vnotify notify[2];           /* [NIC_SQ], [NIC_RQ] */
+  bool notify_hold;                   /* VipDestroyVi under way: nothing is delivered */
 };
 
 #define VCQ_MAX_MEMBERS (2 * HOSTIF_NVI)
@@ -60,6 +87,8 @@ struct vcq {
   unsigned nmem;
   struct { struct vvi *vi; int q; } mem[VCQ_MAX_MEMBERS];
   unsigned rr;
+  struct vnotify notify;
+  struct vcq *notify_next;            /* in nic->nt.cqs while armed */
 };
 
 struct vconn {
@@ -95,6 +124,28 @@ void vipl_addr_disc_hex(const VIP_NET_ADDRESS *a, char *out, size_t cap);
 int vipl_addr_fill(VIP_NET_ADDRESS *a, unsigned node, const char *disc_hex);
 /* The host address only (the name service): DiscriminatorLen and its bytes are untouched. */
 void vipl_addr_set_host(VIP_NET_ADDRESS *a, unsigned node);
+/* vipl_post.c: one VipSendDone/VipRecvDone attempt, device lock held; *l1mask gets the L1
+ * queues' signal bits. */
+VIP_RETURN vipl_vi_try_done(struct vvi *v, int q, VIP_DESCRIPTOR **out, uint32_t *l1mask);
+/* vipl_cq.c: one VipCQDone attempt, device lock held; *mask gets the signal bits to wait on
+ * (the member queues' and the L1 queues'). */
+VIP_RETURN vipl_cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *mask);
+/* vipl_notify.c. Device lock held: whether a notification is armed on the queue or CQ (then
+ * its Done and Wait calls return VIP_ERROR_RESOURCE). */
+bool vipl_notify_armed(struct vnotify *nt);
+/* VipDestroyVi: hold stops deliveries to the VI and returns once a handler of it running on
+ * the provider thread has returned (so the VI is never torn down under its own handler);
+ * release undoes it when the destroy fails; gone drops its notifications once its handle is
+ * freed. Without the lock. */
+void vipl_notify_vi_hold(struct vvi *v);
+void vipl_notify_vi_release(struct vvi *v);
+void vipl_notify_vi_gone(struct vvi *v);
+/* VipDestroyCQ, its handle freed: its notification is dropped and a handler of it running on
+ * the provider thread has returned. Without the lock. */
+void vipl_notify_cq_gone(struct vcq *c);
+/* VipCloseNic: stops and joins the provider thread. VIP_INVALID_STATE when called from a
+ * handler (the thread cannot join itself). Without the lock. */
+VIP_RETURN vipl_notify_stop(struct vnic *n);
 /* Where nicd's files are ($VERINIC_RUN, default /tmp/verinic-<uid>). */
 
 #endif

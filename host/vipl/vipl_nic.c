@@ -73,6 +73,8 @@ VIP_RETURN VipCloseNic(VIP_NIC_HANDLE NicHandle) {
   struct vnic *n = vh_get(NicHandle, VH_NIC);
   if (!n) return VIP_INVALID_PARAMETER;
   if (n->nvis || n->ncqs) return VIP_INVALID_STATE;   /* destroy VIs and CQs first */
+  VIP_RETURN r = vipl_notify_stop(n);   /* the provider thread, if any, ends and is joined */
+  if (r != VIP_SUCCESS) return r;
   vh_free(NicHandle);
   lnic_close(n->dev);   /* deregisters what is left, drops the window */
   free(n);

@@ -77,7 +77,7 @@ VIP_RETURN VipPostRecv(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 }
 
 /* One attempt: progress, take the oldest completion. Device lock held. */
-static VIP_RETURN try_done(struct vvi *v, int q, VIP_DESCRIPTOR **out, uint32_t *l1mask) {
+VIP_RETURN vipl_vi_try_done(struct vvi *v, int q, VIP_DESCRIPTOR **out, uint32_t *l1mask) {
   *l1mask = lnic_drain_all(v->nic->dev);
   vipl_vi_broken(v);
   lnic_progress(v->lv, q);
@@ -103,7 +103,8 @@ static VIP_RETURN done(VIP_VI_HANDLE vh, int q, VIP_DESCRIPTOR **out) {
   *out = NULL;
   uint32_t l1mask;
   lnic_lock(v->nic->dev);
-  VIP_RETURN r = try_done(v, q, out, &l1mask);
+  VIP_RETURN r = vipl_notify_armed(&v->notify[q]) ? VIP_ERROR_RESOURCE
+                                                  : vipl_vi_try_done(v, q, out, &l1mask);
   lnic_unlock(v->nic->dev);
   return r;
 }
@@ -120,7 +121,9 @@ static VIP_RETURN wait_q(VIP_VI_HANDLE vh, int q, VIP_ULONG ms, VIP_DESCRIPTOR *
   for (;;) {
     uint32_t l1mask;
     lnic_lock(v->nic->dev);
-    VIP_RETURN r = try_done(v, q, out, &l1mask);
+    /* A notification armed meanwhile takes the queue: this wait ends within a slice. */
+    VIP_RETURN r = vipl_notify_armed(&v->notify[q]) ? VIP_ERROR_RESOURCE
+                                                    : vipl_vi_try_done(v, q, out, &l1mask);
     lnic_unlock(v->nic->dev);
     if (r != VIP_NOT_DONE) return r;
     uint64_t waited = lnic_now_ns() - start;
@@ -130,7 +133,7 @@ static VIP_RETURN wait_q(VIP_VI_HANDLE vh, int q, VIP_ULONG ms, VIP_DESCRIPTOR *
       slice = (int64_t)((uint64_t)timeout - waited);
     uint32_t mine = q == NIC_SQ ? HOSTIF_SIG_SQ(v->lv->idx) : HOSTIF_SIG_RQ(v->lv->idx);
     int rc = lnic_wait(v->nic->dev, mine | l1mask, slice);
-    if (rc == -EPIPE) continue;   /* try_done reports it (after flushing) */
+    if (rc == -EPIPE) continue;   /* vipl_vi_try_done reports it (after flushing) */
   }
 }
 

@@ -113,6 +113,7 @@ VIP_RETURN VipDestroyVi(VIP_VI_HANDLE ViHandle) {
   /* Leave the CQs first: a thread in VipCQWait walks their members under the device lock and
    * must never reach the libnic VI that lnic_vi_destroy frees. */
   struct vcq *cq[2] = {v->cq[0], v->cq[1]};
+  vipl_notify_vi_hold(v);   /* no handler of it runs from here on (vipl_notify.c) */
   lnic_lock(n->dev);
   vipl_cq_detach(v);
   lnic_unlock(n->dev);
@@ -122,9 +123,11 @@ VIP_RETURN VipDestroyVi(VIP_VI_HANDLE ViHandle) {
     lnic_lock(n->dev);
     cq_attach(v, cq);
     lnic_unlock(n->dev);
+    vipl_notify_vi_release(v);   /* its notifications stay armed */
     return vipl_err(rc);
   }
   vh_free(ViHandle);
+  vipl_notify_vi_gone(v);
   lnic_lock(n->dev);
   v->ptag->users--;
   n->nvis--;
