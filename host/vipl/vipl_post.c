@@ -2,7 +2,9 @@
  * hostif descriptor (segments keep the caller's addresses; each carries the protection tag
  * from its memory handle, and the NIC checks it against the VI's tag and the region table).
  * Descriptors libnic can tell are malformed complete in order with an error status without
- * reaching the NIC, as the specification has the NIC report them. */
+ * reaching the NIC, as the specification has the NIC report them. While a notification is
+ * armed on a queue (vipl_notify.c), its Done and Wait calls return VIP_ERROR_RESOURCE; the
+ * provider thread takes its completions with vipl_vi_try_done. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
