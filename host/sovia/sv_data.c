@@ -279,7 +279,7 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
       c->ulen = n - got;
       c->ugot = 0;
     }
-    int wr = sv_wait_intr(readable_pred, &w, 0);
+    int wr = sv_wait_rx(readable_pred, &w, 0);
     if (w.lent) {
       got += c->ugot;
       c->ubuf = NULL;

@@ -215,6 +215,9 @@ void sv_rx_release(struct sv_conn *c);   /* held packets into the ring as it has
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* The same, but a signal (sovia_set_signal_probe) ends it: -EINTR. */
 int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+/* sv_wait_intr for a condition only a received packet can bring about (data, a FIN, an
+ * error): sleeps on the receive queues only, so our own send completions do not wake it. */
+int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 unsigned sv_signals(void);
 
 /* sv_data.c: send and receive paths */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+#include "vipl_ext.h"
 
 #define CHECK_NS 20000000ull   /* how often a waiting connection looks at its VI's state */
 
@@ -306,7 +307,9 @@ void sovia_set_signal_probe(unsigned (*count)(void)) {
   sv_unlock();
 }
 
-static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr) {
+/* sends: wake on send completions too (a free slot, a registered send done, a teardown);
+ * false: only a received packet ends the sleep (sends are reaped by each progress pass). */
+static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr, bool sends) {
   unsigned sig0 = sv_signals();
   for (;;) {
     sv_progress(NULL);
@@ -317,7 +320,8 @@ static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool int
     sv_unlock();
     VIP_VI_HANDLE vh;
     VIP_BOOLEAN rq;
-    VipCQWait(G.cq, 1, &vh, &rq);
+    if (sends) VipCQWait(G.cq, 1, &vh, &rq);
+    else VipxCQWaitRecv(G.cq, 1, &vh, &rq);
     sv_lock();
   }
 }
@@ -325,8 +329,11 @@ static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool int
 /* No spin of its own with sched_yield: on a loaded machine a yield hands the CPU to a
  * CPU-bound neighbour for a whole slice. VipCQWait spins briefly (libnic) and then sleeps. */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, false);
+  return wait_any(pred, arg, deadline, false, true);
 }
 int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, true);
+  return wait_any(pred, arg, deadline, true, true);
+}
+int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  return wait_any(pred, arg, deadline, true, false);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 
 VIP_RETURN VipCreateCQ(VIP_NIC_HANDLE NicHandle, VIP_ULONG EntryCount, VIP_CQ_HANDLE *CQHandle) {
@@ -111,8 +112,10 @@ VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEA
   return r;
 }
 
-VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
-                     VIP_BOOLEAN *RecvQueue) {
+/* sends: sleep on the member send queues' signals too (VipCQWait), or only on the receive
+ * queues' (VipxCQWaitRecv). Either reports any member's completion found when it looks. */
+static VIP_RETURN cq_wait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                          VIP_BOOLEAN *RecvQueue, bool sends) {
   struct vcq *c = vh_get(CQHandle, VH_CQ);
   if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
   int64_t timeout = vipl_timeout_ns(Timeout);
@@ -123,7 +126,8 @@ VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *V
     VIP_RETURN r = cq_try(c, ViHandle, RecvQueue, &mask);
     for (unsigned i = 0; i < c->nmem; i++) {
       unsigned vi = c->mem[i].vi->lv->idx;
-      mask |= c->mem[i].q == NIC_SQ ? HOSTIF_SIG_SQ(vi) : HOSTIF_SIG_RQ(vi);
+      if (c->mem[i].q == NIC_RQ) mask |= HOSTIF_SIG_RQ(vi);
+      else if (sends) mask |= HOSTIF_SIG_SQ(vi);
     }
     lnic_unlock(c->nic->dev);
     if (r != VIP_NOT_DONE) return r;
@@ -138,4 +142,14 @@ VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *V
       nanosleep(&ts, NULL);
     }
   }
+}
+
+VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                     VIP_BOOLEAN *RecvQueue) {
+  return cq_wait(CQHandle, Timeout, ViHandle, RecvQueue, true);
+}
+
+VIP_RETURN VipxCQWaitRecv(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                          VIP_BOOLEAN *RecvQueue) {
+  return cq_wait(CQHandle, Timeout, ViHandle, RecvQueue, false);
 }

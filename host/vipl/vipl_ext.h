@@ -1,6 +1,6 @@
 /* vipl_ext.h: Verinic's additions to VIPL, beyond the VIA 1.0 specification. A VIA program
  * needs none of them; SOVIA uses them where fork() shares a VI's memory between processes,
- * and to tell a NIC it may not open from one that is not there. */
+ * to tell a NIC it may not open from one that is not there, and to wait for messages only. */
 #ifndef VIPL_EXT_H
 #define VIPL_EXT_H
 
@@ -23,5 +23,13 @@ int VipxOpenNicErrno(void);
  * VI is gone from the NIC (its owner died and nicd reaped it: its connection is lost),
  * VIP_INVALID_PARAMETER for a bad handle or a Pid not alive. */
 VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
+
+/* VipCQWait that sleeps only until a member receive queue signals: a send completion alone
+ * does not wake it (though one already there when it looks is reported). For a caller that
+ * waits for a message and reaps its sends by polling, as native VIA programs pair
+ * VipRecvWait with VipSendDone: a wake-up per send completion cost SOVIA's ping-pong a
+ * second sleep per message. */
+VIP_RETURN VipxCQWaitRecv(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                          VIP_BOOLEAN *RecvQueue);
 
 #endif

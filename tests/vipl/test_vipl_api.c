@@ -395,6 +395,44 @@ static void t_break_flushes(void) {
   CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
 }
 
+/* VipxCQWaitRecv (vipl_ext.h) sleeps on the member receive queues only, but reports every
+ * member's completion it finds: here a send and a receive, both on one CQ. */
+static void t_cq_wait_recv(void) {
+  VIP_CQ_HANDLE cq;
+  CHECK_EQ(VipCreateCQ(nic, 16, &cq), VIP_SUCCESS);
+  struct pair p;
+  pair_open(&p, cq, cq, 0);
+  VIP_VI_HANDLE who;
+  VIP_BOOLEAN isrecv;
+  CHECK_EQ(VipxCQWaitRecv(cq, 10, &who, &isrecv), VIP_TIMEOUT);
+  VIP_DESCRIPTOR *r = p.d, *s = p.d + 1;
+  memset(p.d, 0, 2 * sizeof *r);
+  r->CS.SegCount = 1;
+  seg(r, 0, p.mem + 16384, p.mh, 64);
+  CHECK_EQ(VipPostRecv(p.b, r, p.mh), VIP_SUCCESS);
+  s->CS.SegCount = 1, s->CS.Length = 4;
+  seg(s, 0, p.mem + 40000, p.mh, 4);
+  CHECK_EQ(VipPostSend(p.a, s, p.mh), VIP_SUCCESS);
+  pthread_t th;
+  pthread_create(&th, NULL, stepper, NULL);
+  bool got_send = false, got_recv = false;
+  for (int i = 0; i < 2; i++) {
+    CHECK_EQ(VipxCQWaitRecv(cq, 5000, &who, &isrecv), VIP_SUCCESS);
+    if (who == p.a && !isrecv) got_send = true;
+    if (who == p.b && isrecv) got_recv = true;
+  }
+  CHECK(got_send && got_recv);
+  CHECK_EQ(VipxCQWaitRecv(cq, 10, &who, &isrecv), VIP_TIMEOUT);
+  VIP_DESCRIPTOR *got;
+  CHECK_EQ(VipRecvDone(p.b, &got), VIP_SUCCESS);
+  CHECK(got == r);
+  CHECK_EQ(VipSendDone(p.a, &got), VIP_SUCCESS);
+  CHECK(got == s && got->CS.Status == VIP_STATUS_DONE);
+  pthread_join(th, NULL);
+  pair_close(&p);
+  CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
+}
+
 static void t_cq_and_blocking(void) {
   VIP_CQ_HANDLE cq;
   CHECK_EQ(VipCreateCQ(nic, 128, &cq), VIP_SUCCESS);
@@ -526,6 +564,7 @@ int main(void) {
   RUN(t_rdma_write);
   RUN(t_max_segments);
   RUN(t_cq_and_blocking);
+  RUN(t_cq_wait_recv);
   RUN(t_break_flushes);
   RUN(t_name_service);
   RUN(t_connect_without_nicd);
