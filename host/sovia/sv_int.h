@@ -218,6 +218,9 @@ int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* sv_wait_intr for a condition only a received packet can bring about (data, a FIN, an
  * error): sleeps on the receive queues only, so our own send completions do not wake it. */
 int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+/* sv_wait_intr looking every millisecond: for a condition another thread brings about
+ * without a completion (the connection thread filling a listener's backlog). */
+int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 unsigned sv_signals(void);
 
 /* sv_data.c: send and receive paths */

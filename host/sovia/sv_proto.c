@@ -307,9 +307,18 @@ void sovia_set_signal_probe(unsigned (*count)(void)) {
   sv_unlock();
 }
 
+/* How long one sleep on the CQ lasts at most: what wakes nobody (a dead peer's VI, checked
+ * every CHECK_NS; a state another thread changed without a packet, e.g. its close) is looked
+ * at this often. Longer than the kernel's clock tick: 1 ms sleeps made every wake-up of
+ * SOVIA's ping-pong slower (README, "Latency"). A signal or a completion another thread took
+ * ends a sleep at once (VIPX_CQ_ONCE). */
+#define SLICE_MS 5
+
 /* sends: wake on send completions too (a free slot, a registered send done, a teardown);
- * false: only a received packet ends the sleep (sends are reaped by each progress pass). */
-static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr, bool sends) {
+ * false: only a received packet ends the sleep (sends are reaped by each progress pass).
+ * slice_ms: the longest sleep (a deadline shortens it). */
+static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr, bool sends,
+                    unsigned slice_ms) {
   unsigned sig0 = sv_signals();
   for (;;) {
     sv_progress(NULL);
@@ -317,23 +326,27 @@ static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool int
     uint64_t now = sv_now_ns();
     if (deadline && now >= deadline) return -ETIMEDOUT;
     if (intr && sv_signals() != sig0) return -EINTR;
+    unsigned ms = slice_ms;
+    if (deadline && (deadline - now) / 1000000 + 1 < ms) ms = (unsigned)((deadline - now) / 1000000 + 1);
     sv_unlock();
     VIP_VI_HANDLE vh;
     VIP_BOOLEAN rq;
-    if (sends) VipCQWait(G.cq, 1, &vh, &rq);
-    else VipxCQWaitRecv(G.cq, 1, &vh, &rq);
+    VipxCQWaitEx(G.cq, ms, VIPX_CQ_ONCE | (sends ? 0 : VIPX_CQ_RECV_ONLY), &vh, &rq);
     sv_lock();
   }
 }
 
 /* No spin of its own with sched_yield: on a loaded machine a yield hands the CPU to a
- * CPU-bound neighbour for a whole slice. VipCQWait spins briefly (libnic) and then sleeps. */
+ * CPU-bound neighbour for a whole slice; libnic sleeps at once (iface/wait.h, host spin). */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, false, true);
+  return wait_any(pred, arg, deadline, false, true, SLICE_MS);
 }
 int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, true, true);
+  return wait_any(pred, arg, deadline, true, true, SLICE_MS);
 }
 int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, true, false);
+  return wait_any(pred, arg, deadline, true, false, SLICE_MS);
+}
+int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  return wait_any(pred, arg, deadline, true, true, 1);
 }

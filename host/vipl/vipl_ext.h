@@ -24,12 +24,19 @@ int VipxOpenNicErrno(void);
  * VIP_INVALID_PARAMETER for a bad handle or a Pid not alive. */
 VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
 
-/* VipCQWait that sleeps only until a member receive queue signals: a send completion alone
- * does not wake it (though one already there when it looks is reported). For a caller that
- * waits for a message and reaps its sends by polling, as native VIA programs pair
- * VipRecvWait with VipSendDone: a wake-up per send completion cost SOVIA's ping-pong a
- * second sleep per message. */
-VIP_RETURN VipxCQWaitRecv(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
-                          VIP_BOOLEAN *RecvQueue);
+/* VipCQWait with flags. VIPX_CQ_RECV_ONLY: sleep only until a member receive queue signals,
+ * so that a send completion alone does not wake it (one already there when it looks is still
+ * reported): for a caller that waits for a message and reaps its sends by polling, as native
+ * VIA programs pair VipRecvWait with VipSendDone (a wake-up per send completion cost SOVIA's
+ * ping-pong a second sleep per message). VIPX_CQ_ONCE: VIP_TIMEOUT before Timeout when a
+ * sleep ends without a completion for it: a signal interrupted it, or another thread waiting
+ * on the same signal took it. A caller that keeps its own state (SOVIA: one thread's progress
+ * may have served another's socket) then looks at it at once, and can sleep in slices longer
+ * than the clock tick: a 1 ms slice re-armed the CPU's timer at every sleep and cost SOVIA's
+ * ping-pong about 6 us per message on this VM (host/sovia/README.md, "Latency"). */
+#define VIPX_CQ_RECV_ONLY 1u
+#define VIPX_CQ_ONCE      2u
+VIP_RETURN VipxCQWaitEx(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_ULONG Flags,
+                        VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue);
 
 #endif
