@@ -216,7 +216,8 @@ int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* The same, but a signal (sovia_set_signal_probe) ends it: -EINTR. */
 int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* sv_wait_intr for a condition only a received packet can bring about (data, a FIN, an
- * error): sleeps on the receive queues only, so our own send completions do not wake it. */
+ * error): sleeps on the receive queues only, so our own send completions do not wake it.
+ * For a caller that has just called sv_progress(NULL) (sv_recv): no second pass first. */
 int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* sv_wait_intr looking every millisecond: for a condition another thread brings about
  * without a completion (the connection thread filling a listener's backlog). */
