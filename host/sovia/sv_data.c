@@ -100,7 +100,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     if (combine) {
       c->comb = i;
       c->comb_deadline = sv_now_ns() + (uint64_t)s->cfg.combine_us * 1000;
-      sv_closer_kick();
+      sv_closer_comb(c->comb_deadline, (uint64_t)s->cfg.combine_us * 1000);
     } else {
       queue_slot(c, (unsigned)i, b, (uint32_t)piece, c->mh);
     }

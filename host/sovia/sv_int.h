@@ -244,6 +244,9 @@ void sv_connect_abandon(struct sv_sock *s);   /* the socket closes while connect
 /* sv_close.c */
 void sv_conn_close(struct sv_conn *c);   /* app close: FIN after queued data; close thread */
 void sv_closer_kick(void);
+/* A combining slot opened with this deadline (sv_now_ns) and timer period: the close thread
+ * is told only if it would not wake by then anyway. */
+void sv_closer_comb(uint64_t deadline, uint64_t period_ns);
 void sv_closer_forked(void);             /* a fork's child: no close thread, a fresh condvar */
 
 /* sv_notify.c: the readiness notifier and its completion-queue watcher */
