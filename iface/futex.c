@@ -34,7 +34,7 @@ int futex_wait_bits(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_n
   }
   if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_BITSET, expected, tp, NULL, bits) == 0)
     return 0;
-  if (errno == EAGAIN) return 0;
+  if (errno == EAGAIN) return -EAGAIN;
   return errno == ETIMEDOUT ? -ETIMEDOUT : -EINTR;
 }
 

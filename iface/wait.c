@@ -83,8 +83,8 @@ static uint32_t spin_take(struct hw_regs *r, uint32_t mask, uint64_t start, uint
   return 0;
 }
 
-int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
-                bool (*gone)(void *ctx), void *ctx, uint32_t *got) {
+static int signal_wait(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
+                       bool (*gone)(void *ctx), void *ctx, uint32_t *got, bool once) {
   uint32_t bits = take(r, mask);
   uint64_t start = futex_now_ns();
   if (timeout_ns >= 0 && (uint64_t)timeout_ns < spin_ns) spin_ns = (uint64_t)timeout_ns;
@@ -100,11 +100,25 @@ int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t s
       slice = (int64_t)((uint64_t)timeout_ns - waited);
     atomic_fetch_add(&r->host_waiters, 1);
     atomic_fetch_or(&r->host_wait_bits, mask);
-    if (!(atomic_load(&r->host_irq) & mask)) futex_wait_bits(&r->host_seq, seq, slice, mask);
+    int rc = -EAGAIN;
+    if (!(atomic_load(&r->host_irq) & mask)) rc = futex_wait_bits(&r->host_seq, seq, slice, mask);
     atomic_fetch_sub(&r->host_waiters, 1);
+    if (!once || rc == -EAGAIN || rc == -ETIMEDOUT) continue;
+    if ((bits = take(r, mask))) break;
+    return rc == -EINTR ? -EINTR : -EAGAIN;   /* a signal, or our bits went to another waiter */
   }
   if (got) *got = bits;
   return 0;
+}
+
+int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
+                bool (*gone)(void *ctx), void *ctx, uint32_t *got) {
+  return signal_wait(r, mask, timeout_ns, spin_ns, gone, ctx, got, false);
+}
+
+int wait_signal_once(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
+                     bool (*gone)(void *ctx), void *ctx, uint32_t *got) {
+  return signal_wait(r, mask, timeout_ns, spin_ns, gone, ctx, got, true);
 }
 
 /* --- NIC side ------------------------------------------------------------------------- */

@@ -60,6 +60,13 @@ bool wait_nic_gone(struct hw_regs *r);
 int wait_signal(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
                 bool (*gone)(void *ctx), void *ctx, uint32_t *got);
 
+/* The same, but it returns after its first sleep that ends without its bits: -EINTR when a
+ * signal cut the sleep short, -EAGAIN when it was woken for bits another waiter took first
+ * (or for nothing). A caller that sleeps with its own condition in mind (SOVIA's, through
+ * VipxCQWaitEx) looks at it again at once instead of sleeping on until the timeout. */
+int wait_signal_once(struct hw_regs *r, uint32_t mask, int64_t timeout_ns, uint64_t spin_ns,
+                     bool (*gone)(void *ctx), void *ctx, uint32_t *got);
+
 /* NIC side: the windows one NIC process serves, and an optional stop flag (a signal
  * handler's) that ends every wait. */
 struct wait_set {

@@ -197,6 +197,9 @@ void lnic_vi_resync(struct lnic_vi *v);
 /* Waits for the NIC to signal one of the VIs in vi_mask (bit i = VI i), at most timeout_ns
  * (< 0: no limit; slices are the caller's business). 0 when signalled, -ETIMEDOUT, -EPIPE. */
 int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns);
+/* The same, but returning after one sleep that brought none of its bits (iface/wait.h,
+ * wait_signal_once): -EINTR for a signal, -EAGAIN for bits another waiter took. */
+int lnic_wait_once(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns);
 uint64_t lnic_now_ns(void);
 /* Waits until ready(arg) (0), timeout_ns of the process's time (lnic_vt_now_ns: virtual under
  * nicd --timing) pass (-ETIMEDOUT) or the NIC goes away (-EPIPE), sleeping on mask's signal

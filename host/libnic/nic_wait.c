@@ -11,7 +11,7 @@
 
 static bool gone(void *d) { return lnic_dead_check(d, false); }
 
-int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
+static int host_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns, bool once) {
   static _Atomic int64_t spin = -1;   /* read from the environment once */
   if (!d || !vi_mask) return -EINVAL;
   if (lnic_vt_on(d)) return lnic_vt_wait(d, vi_mask, timeout_ns);
@@ -20,7 +20,16 @@ int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
     s = (int64_t)wait_spin_env(WAIT_HOST_SPIN_ENV, WAIT_HOST_SPIN_NS);
     atomic_store_explicit(&spin, s, memory_order_relaxed);
   }
-  return wait_signal(d->win.regs, vi_mask, timeout_ns, (uint64_t)s, gone, d, NULL);
+  return once ? wait_signal_once(d->win.regs, vi_mask, timeout_ns, (uint64_t)s, gone, d, NULL)
+              : wait_signal(d->win.regs, vi_mask, timeout_ns, (uint64_t)s, gone, d, NULL);
+}
+
+int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
+  return host_wait(d, vi_mask, timeout_ns, false);
+}
+
+int lnic_wait_once(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
+  return host_wait(d, vi_mask, timeout_ns, true);
 }
 
 /* Deadlines in the process's time, so that under nicd --timing a timeout is virtual and the

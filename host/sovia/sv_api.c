@@ -115,7 +115,7 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   while (!(c = sv_backlog_take(l))) {
     if (s->nonblock) FAIL(EAGAIN);
     if (l->thr_done) FAIL(sv_nic_gone() ? ENETDOWN : ECONNABORTED);
-    if (sv_wait_intr(backlog_ready, l, 0) == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
+    if (sv_wait_poll(backlog_ready, l, 0) == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
   }
   struct sv_sock *ns;
   ret = new_sock(&ns, flags & SOCK_NONBLOCK, flags & SOCK_CLOEXEC);

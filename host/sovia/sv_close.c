@@ -2,9 +2,11 @@
  * orphan, still has to send what is queued, then its FIN when a credit is free, and keep
  * taking (and acknowledging) packets until FIN and FINACK have crossed both ways (conn.esm).
  * Since no application call will come for it, the close thread does that (paper section 4.3);
- * it also fires the combining timer of connections whose application is busy elsewhere. It
- * sleeps on a condition variable until the next combining deadline (200 us steps while an
- * orphan needs progress), is woken by sv_closer_kick, and exits after a second without work
+ * it also fires the combining timer of connections whose application is busy elsewhere
+ * (taking their completions first, so that data combined before the peer's WAKEUP came goes
+ * once it is in). It sleeps on a condition variable until the next combining deadline (200 us
+ * steps while an orphan or such data needs progress), is woken by sv_closer_kick (not for a
+ * combining slot it will look at in time anyway), and exits after a second without work
  * (not at once: combining would start a thread per small send). At exit, the process closes
  * its sockets and finishes every close (at most SOVIA_LINGER_MS, default 5000) as a kernel
  * would after the last close. */
@@ -17,10 +19,17 @@
 
 static pthread_cond_t kick;
 static bool kick_ready, closer_stop;
+/* While the close thread sleeps: when it wakes (0 while it runs or does not exist). Combining
+ * slots opened since its last pass (comb_opened != comb_seen) keep it waking every
+ * comb_period, so that a slot opened meanwhile is due no earlier than its next look and the
+ * sender need not wake it: a wake-up per small send cost SOVIA_COMBINE's ping-pong two
+ * context switches per message. */
+static uint64_t closer_until, comb_period;
+static unsigned comb_opened, comb_seen;
 
 static bool work_left(void) {
   for (struct sv_conn *c = G.conns; c; c = c->next)
-    if (sv_usable(c) && (c->orphan || c->comb >= 0)) return true;
+    if (sv_usable(c) && (c->orphan || c->comb >= 0 || (c->sq_len && !c->hello))) return true;
   return false;
 }
 
@@ -41,17 +50,31 @@ static void *closer_main(void *arg) {
         if (next > now + ORPHAN_STEP_NS) next = now + ORPHAN_STEP_NS;
       } else if (c->comb >= 0 && now >= c->comb_deadline) {
         sv_comb_flush(c);
-        sv_pump(c);
+        sv_progress(c);     /* the peer's WAKEUP or ACK may be waiting: then it goes now */
+        if (c->sq_len && !c->hello && next > now + ORPHAN_STEP_NS) next = now + ORPHAN_STEP_NS;
       } else if (c->comb >= 0 && c->comb_deadline < next) {
         next = c->comb_deadline;
+      } else if (c->comb < 0 && c->sq_len && !c->hello) {
+        /* combined data flushed before the peer's WAKEUP: it goes once that is in, without
+         * waiting for the application's next call */
+        sv_progress(c);
+        if (c->sq_len && !c->hello && next > now + ORPHAN_STEP_NS) next = now + ORPHAN_STEP_NS;
       }
     }
     if (closer_stop) break;
+    if (comb_opened != comb_seen) {   /* combining goes on: look again within a period */
+      comb_seen = comb_opened;
+      if (next > now + comb_period) next = now + comb_period;
+      idle_since = now;
+    }
     if (work_left()) idle_since = now;
     else if (now - idle_since >= IDLE_EXIT_NS) break;
     struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
+    closer_until = next;
     pthread_cond_timedwait(&kick, &G.mu, &ts);
+    closer_until = 0;
   }
+  closer_until = 0;
   G.closer_running = false;
   sv_unlock();
   return NULL;
@@ -60,6 +83,7 @@ static void *closer_main(void *arg) {
 /* The child of a fork: the condition variable may hold the parent's waiting close thread. */
 void sv_closer_forked(void) {
   kick_ready = false;
+  closer_until = 0;
   closer_stop = false;
   G.closer_running = false;
 }
@@ -82,6 +106,13 @@ void sv_closer_kick(void) {
   pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
   if (pthread_create(&G.closer, &at, closer_main, NULL) == 0) G.closer_running = true;
   pthread_attr_destroy(&at);
+}
+
+void sv_closer_comb(uint64_t deadline, uint64_t period_ns) {
+  comb_opened++;
+  comb_period = period_ns;
+  if (G.closer_running && closer_until && closer_until <= deadline) return;   /* it looks by then */
+  sv_closer_kick();
 }
 
 void sv_conn_close(struct sv_conn *c) {

@@ -100,7 +100,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     if (combine) {
       c->comb = i;
       c->comb_deadline = sv_now_ns() + (uint64_t)s->cfg.combine_us * 1000;
-      sv_closer_kick();
+      sv_closer_comb(c->comb_deadline, (uint64_t)s->cfg.combine_us * 1000);
     } else {
       queue_slot(c, (unsigned)i, b, (uint32_t)piece, c->mh);
     }
@@ -279,7 +279,7 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
       c->ulen = n - got;
       c->ugot = 0;
     }
-    int wr = sv_wait_intr(readable_pred, &w, 0);
+    int wr = sv_wait_rx(readable_pred, &w, 0);
     if (w.lent) {
       got += c->ugot;
       c->ubuf = NULL;

@@ -215,6 +215,13 @@ void sv_rx_release(struct sv_conn *c);   /* held packets into the ring as it has
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* The same, but a signal (sovia_set_signal_probe) ends it: -EINTR. */
 int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+/* sv_wait_intr for a condition only a received packet can bring about (data, a FIN, an
+ * error): sleeps on the receive queues only, so our own send completions do not wake it.
+ * For a caller that has just called sv_progress(NULL) (sv_recv): no second pass first. */
+int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+/* sv_wait_intr looking every millisecond: for a condition another thread brings about
+ * without a completion (the connection thread filling a listener's backlog). */
+int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 unsigned sv_signals(void);
 
 /* sv_data.c: send and receive paths */
@@ -237,6 +244,9 @@ void sv_connect_abandon(struct sv_sock *s);   /* the socket closes while connect
 /* sv_close.c */
 void sv_conn_close(struct sv_conn *c);   /* app close: FIN after queued data; close thread */
 void sv_closer_kick(void);
+/* A combining slot opened with this deadline (sv_now_ns) and timer period: the close thread
+ * is told only if it would not wake by then anyway. */
+void sv_closer_comb(uint64_t deadline, uint64_t period_ns);
 void sv_closer_forked(void);             /* a fork's child: no close thread, a fresh condvar */
 
 /* sv_notify.c: the readiness notifier and its completion-queue watcher */

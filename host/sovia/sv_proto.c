@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+#include "vipl_ext.h"
 
 #define CHECK_NS 20000000ull   /* how often a waiting connection looks at its VI's state */
 
@@ -306,27 +307,58 @@ void sovia_set_signal_probe(unsigned (*count)(void)) {
   sv_unlock();
 }
 
-static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr) {
+/* How long one sleep on the CQ lasts at most: what wakes nobody (a dead peer's VI, checked
+ * every CHECK_NS; a state another thread changed without a packet, e.g. its close) is looked
+ * at this often (1 ms while a connection from before a fork is in use: legacy_in_use).
+ * Longer than the kernel's clock tick: 1 ms sleeps made every wake-up of
+ * SOVIA's ping-pong slower (README, "Latency"). A signal or a completion another thread took
+ * ends a sleep at once (VIPX_CQ_ONCE). */
+#define SLICE_MS 5
+
+/* A connection that existed at a fork is not on this process's CQ (sv_fork.c): nothing wakes
+ * a sleep for it, so while one is in use sleeps stay at 1 ms. */
+static bool legacy_in_use(void) {
+  for (struct sv_conn *c = G.conns; c; c = c->next)
+    if (c->legacy && c->st != SV_CLOSED && sv_usable(c)) return true;
+  return false;
+}
+
+/* sends: wake on send completions too (a free slot, a registered send done, a teardown);
+ * false: only a received packet ends the sleep (sends are reaped by each progress pass).
+ * slice_ms: the longest sleep (a deadline shortens it). */
+static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr, bool sends,
+                    unsigned slice_ms, bool fresh) {
   unsigned sig0 = sv_signals();
-  for (;;) {
-    sv_progress(NULL);
+  bool legacy = legacy_in_use();
+  for (bool first = true;; first = false) {
+    /* fresh: the caller progressed just now; a completion since is still unreported on the
+     * CQ and ends the sleep at once, so the first pass need not look again */
+    if (!first || !fresh || legacy) sv_progress(NULL);
     if (pred(arg)) return 0;
     uint64_t now = sv_now_ns();
     if (deadline && now >= deadline) return -ETIMEDOUT;
     if (intr && sv_signals() != sig0) return -EINTR;
+    unsigned ms = legacy ? 1 : slice_ms;
+    if (deadline && (deadline - now) / 1000000 + 1 < ms) ms = (unsigned)((deadline - now) / 1000000 + 1);
     sv_unlock();
     VIP_VI_HANDLE vh;
     VIP_BOOLEAN rq;
-    VipCQWait(G.cq, 1, &vh, &rq);
+    VipxCQWaitEx(G.cq, ms, VIPX_CQ_ONCE | (sends ? 0 : VIPX_CQ_RECV_ONLY), &vh, &rq);
     sv_lock();
   }
 }
 
 /* No spin of its own with sched_yield: on a loaded machine a yield hands the CPU to a
- * CPU-bound neighbour for a whole slice. VipCQWait spins briefly (libnic) and then sleeps. */
+ * CPU-bound neighbour for a whole slice; libnic sleeps at once (iface/wait.h, host spin). */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, false);
+  return wait_any(pred, arg, deadline, false, true, SLICE_MS, false);
 }
 int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline) {
-  return wait_any(pred, arg, deadline, true);
+  return wait_any(pred, arg, deadline, true, true, SLICE_MS, false);
+}
+int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  return wait_any(pred, arg, deadline, true, false, SLICE_MS, true);
+}
+int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline) {
+  return wait_any(pred, arg, deadline, true, true, 1, false);
 }

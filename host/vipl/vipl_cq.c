@@ -3,9 +3,11 @@
  * taking the queues round-robin; the descriptor itself is then taken with VipSendDone or
  * VipRecvDone, as the specification describes. Waiting sleeps on the host signals of every
  * member VI. */
+#include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 
 VIP_RETURN VipCreateCQ(VIP_NIC_HANDLE NicHandle, VIP_ULONG EntryCount, VIP_CQ_HANDLE *CQHandle) {
@@ -102,6 +104,17 @@ static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint
   return VIP_NOT_DONE;
 }
 
+/* The signal bits of the CQ's member queues (only the receive queues' with VIPX_CQ_RECV_ONLY). */
+static uint32_t cq_bits(struct vcq *c, VIP_ULONG flags) {
+  uint32_t mask = 0;
+  for (unsigned i = 0; i < c->nmem; i++) {
+    unsigned vi = c->mem[i].vi->lv->idx;
+    if (c->mem[i].q == NIC_RQ) mask |= HOSTIF_SIG_RQ(vi);
+    else if (!(flags & VIPX_CQ_RECV_ONLY)) mask |= HOSTIF_SIG_SQ(vi);
+  }
+  return mask;
+}
+
 VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue) {
   struct vcq *c = vh_get(CQHandle, VH_CQ);
   if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
@@ -113,42 +126,53 @@ VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEA
   return r;
 }
 
-VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
-                     VIP_BOOLEAN *RecvQueue) {
+/* flags: VipxCQWaitEx's (VIPX_CQ_RECV_ONLY, VIPX_CQ_ONCE); VipCQWait passes none. */
+static VIP_RETURN cq_wait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                          VIP_BOOLEAN *RecvQueue, VIP_ULONG flags) {
   struct vcq *c = vh_get(CQHandle, VH_CQ);
   if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
   int64_t timeout = vipl_timeout_ns(Timeout);
   uint64_t start = lnic_now_ns();
+  bool woken = false;   /* VIPX_CQ_ONCE: a sleep ended without our signal: one look, then go */
   for (;;) {
     lnic_lock(c->nic->dev);
     uint32_t mask = 0;
     VIP_RETURN r = vipl_notify_armed(&c->notify) ? VIP_ERROR_RESOURCE
                                                  : cq_try(c, ViHandle, RecvQueue, &mask);
-    for (unsigned i = 0; i < c->nmem; i++) {
-      unsigned vi = c->mem[i].vi->lv->idx;
-      mask |= c->mem[i].q == NIC_SQ ? HOSTIF_SIG_SQ(vi) : HOSTIF_SIG_RQ(vi);
-    }
+    mask |= cq_bits(c, flags);
     lnic_unlock(c->nic->dev);
     if (r != VIP_NOT_DONE) return r;
     uint64_t waited = lnic_now_ns() - start;
-    if (timeout >= 0 && waited >= (uint64_t)timeout) return VIP_TIMEOUT;
+    if (woken || (timeout >= 0 && waited >= (uint64_t)timeout)) return VIP_TIMEOUT;
     int64_t slice = 5000000;
     if (timeout >= 0 && (uint64_t)timeout - waited < (uint64_t)slice)
       slice = (int64_t)((uint64_t)timeout - waited);
-    if (mask) lnic_wait(c->nic->dev, mask, slice);
-    else {
+    if (mask && (flags & VIPX_CQ_ONCE)) {
+      int rc = lnic_wait_once(c->nic->dev, mask, slice);
+      woken = rc == -EINTR || rc == -EAGAIN;
+    } else if (mask) {
+      lnic_wait(c->nic->dev, mask, slice);
+    } else {
       struct timespec ts = {0, slice};
       nanosleep(&ts, NULL);
     }
   }
 }
 
+VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *ViHandle,
+                     VIP_BOOLEAN *RecvQueue) {
+  return cq_wait(CQHandle, Timeout, ViHandle, RecvQueue, 0);
+}
+
+VIP_RETURN VipxCQWaitEx(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_ULONG Flags,
+                        VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue) {
+  if (Flags & ~(VIP_ULONG)(VIPX_CQ_RECV_ONLY | VIPX_CQ_ONCE)) return VIP_INVALID_PARAMETER;
+  return cq_wait(CQHandle, Timeout, ViHandle, RecvQueue, Flags);
+}
+
 /* The provider thread's VipCQDone (vipl_notify.c), with VipCQWait's signal bits. */
 VIP_RETURN vipl_cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *mask) {
   VIP_RETURN r = cq_try(c, vh, rq, mask);
-  for (unsigned i = 0; i < c->nmem; i++) {
-    unsigned vi = c->mem[i].vi->lv->idx;
-    *mask |= c->mem[i].q == NIC_SQ ? HOSTIF_SIG_SQ(vi) : HOSTIF_SIG_RQ(vi);
-  }
+  *mask |= cq_bits(c, 0);
   return r;
 }

@@ -1,6 +1,6 @@
 /* vipl_ext.h: Verinic's additions to VIPL, beyond the VIA 1.0 specification. A VIA program
  * needs none of them; SOVIA uses them where fork() shares a VI's memory between processes,
- * and to tell a NIC it may not open from one that is not there. */
+ * to tell a NIC it may not open from one that is not there, and to wait for messages only. */
 #ifndef VIPL_EXT_H
 #define VIPL_EXT_H
 
@@ -23,5 +23,20 @@ int VipxOpenNicErrno(void);
  * VI is gone from the NIC (its owner died and nicd reaped it: its connection is lost),
  * VIP_INVALID_PARAMETER for a bad handle or a Pid not alive. */
 VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
+
+/* VipCQWait with flags. VIPX_CQ_RECV_ONLY: sleep only until a member receive queue signals,
+ * so that a send completion alone does not wake it (one already there when it looks is still
+ * reported): for a caller that waits for a message and reaps its sends by polling, as native
+ * VIA programs pair VipRecvWait with VipSendDone (a wake-up per send completion cost SOVIA's
+ * ping-pong a second sleep per message). VIPX_CQ_ONCE: VIP_TIMEOUT before Timeout when a
+ * sleep ends without a completion for it: a signal interrupted it, or another thread waiting
+ * on the same signal took it. A caller that keeps its own state (SOVIA: one thread's progress
+ * may have served another's socket) then looks at it at once, and can sleep in slices longer
+ * than the clock tick: a 1 ms slice re-armed the CPU's timer at every sleep and cost SOVIA's
+ * ping-pong about 6 us per message on this VM (host/sovia/README.md, "Latency"). */
+#define VIPX_CQ_RECV_ONLY 1u
+#define VIPX_CQ_ONCE      2u
+VIP_RETURN VipxCQWaitEx(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_ULONG Flags,
+                        VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue);
 
 #endif

@@ -12,7 +12,9 @@
  *   (registered sends, their copied last 32 KB, a stack buffer; w = 32, w = 1, threshold 0);
  * - recv() into a buffer the engine fills directly: MSG_WAITALL across many DATA and past
  *   DATA held while the ring was full (the order kept), and a blocking MSG_PEEK that consumes
- *   nothing.
+ *   nothing;
+ * - combining: a small send nothing follows goes out when its timer (1 ms) expires, whether
+ *   the close thread is asleep for long or already due to look (it is not woken then).
  * Prints "N passed, N failed". */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +57,55 @@ static int cli_window(void *p) {
          w, mx);
   sovia_close(s);
   return (unsigned)mx >= x->lo && (unsigned)mx <= x->hi ? 0 : 34;
+}
+
+/* ---- the combining timer ---- */
+/* Each message carries the sender's clock; gaps of 0.3-30 ms between them find the close
+ * thread due within the period (no wake-up) or asleep for long (woken). */
+static const unsigned comb_gap_us[] = {0, 300, 1500, 2500, 20000, 30000, 1200, 500};
+#define NCOMB (sizeof comb_gap_us / sizeof comb_gap_us[0])
+
+static int recv_exact(int s, void *b, size_t n) {
+  for (size_t got = 0; got < n;) {
+    ssize_t r = sovia_recv(s, (uint8_t *)b + got, n - got, 0);
+    if (r <= 0) return -1;
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+static int srv_comb(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
+  if (s < 0) return 10;
+  double worst = 0;
+  for (unsigned i = 0; i < NCOMB; i++) {
+    double sent;
+    if (recv_exact(s, &sent, sizeof sent)) return 11;
+    double late = now_s() - sent;
+    if (late > worst) worst = late;
+  }
+  printf("  combining: the longest a lone small send took to arrive: %.1f ms\n", worst * 1e3);
+  uint8_t b = 1;
+  if (write_all(s, &b, 1)) return 12;
+  sovia_close(s);
+  sovia_close(l);
+  return worst < 0.05 ? 0 : 13;
+}
+
+static int cli_comb(void *p) {
+  struct sem *x = p;
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  for (unsigned i = 0; i < NCOMB; i++) {
+    usleep(comb_gap_us[i]);
+    double t = now_s();
+    if (sovia_send(s, &t, sizeof t, 0) != (ssize_t)sizeof t) return 31;   /* combined */
+  }
+  uint8_t b;
+  if (sovia_recv(s, &b, 1, 0) != 1) return 32;
+  sovia_close(s);
+  return 0;
 }
 
 /* ---- the receive ring's bound ---- */
@@ -342,6 +393,10 @@ int main(void) {
   CHECK(run_pair(srv_waitall, cli_waitall, &wa, 60),
         "recv: MSG_WAITALL across many DATA and held DATA, a blocking MSG_PEEK consumes nothing");
   unsetenv("SOVIA_RCVBUF");
+
+  struct sem comb = {port++, 0, 0, 0};
+  CHECK(run_pair(srv_comb, cli_comb, &comb, 60),
+        "combining: a lone small send arrives within its timer (close thread asleep or due)");
 
   struct sem full = {port++, 0, 0, 0};
   CHECK(run_pair(srv_full, cli_full, &full, 60),

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -395,6 +396,78 @@ static void t_break_flushes(void) {
   CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
 }
 
+/* VipxCQWaitEx with VIPX_CQ_RECV_ONLY (vipl_ext.h) sleeps on the member receive queues only, but reports every
+ * member's completion it finds: here a send and a receive, both on one CQ. */
+static void t_cq_wait_recv(void) {
+  VIP_CQ_HANDLE cq;
+  CHECK_EQ(VipCreateCQ(nic, 16, &cq), VIP_SUCCESS);
+  struct pair p;
+  pair_open(&p, cq, cq, 0);
+  VIP_VI_HANDLE who;
+  VIP_BOOLEAN isrecv;
+  CHECK_EQ(VipxCQWaitEx(cq, 10, VIPX_CQ_RECV_ONLY, &who, &isrecv), VIP_TIMEOUT);
+  VIP_DESCRIPTOR *r = p.d, *s = p.d + 1;
+  memset(p.d, 0, 2 * sizeof *r);
+  r->CS.SegCount = 1;
+  seg(r, 0, p.mem + 16384, p.mh, 64);
+  CHECK_EQ(VipPostRecv(p.b, r, p.mh), VIP_SUCCESS);
+  s->CS.SegCount = 1, s->CS.Length = 4;
+  seg(s, 0, p.mem + 40000, p.mh, 4);
+  CHECK_EQ(VipPostSend(p.a, s, p.mh), VIP_SUCCESS);
+  pthread_t th;
+  pthread_create(&th, NULL, stepper, NULL);
+  bool got_send = false, got_recv = false;
+  for (int i = 0; i < 2; i++) {
+    CHECK_EQ(VipxCQWaitEx(cq, 5000, VIPX_CQ_RECV_ONLY, &who, &isrecv), VIP_SUCCESS);
+    if (who == p.a && !isrecv) got_send = true;
+    if (who == p.b && isrecv) got_recv = true;
+  }
+  CHECK(got_send && got_recv);
+  CHECK_EQ(VipxCQWaitEx(cq, 10, VIPX_CQ_RECV_ONLY, &who, &isrecv), VIP_TIMEOUT);
+  VIP_DESCRIPTOR *got;
+  CHECK_EQ(VipRecvDone(p.b, &got), VIP_SUCCESS);
+  CHECK(got == r);
+  CHECK_EQ(VipSendDone(p.a, &got), VIP_SUCCESS);
+  CHECK(got == s && got->CS.Status == VIP_STATUS_DONE);
+  pthread_join(th, NULL);
+  pair_close(&p);
+  CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
+}
+
+/* VIPX_CQ_ONCE: a signal ends the sleep (VIP_TIMEOUT long before the timeout), so that the
+ * caller (SOVIA's blocking calls) can return EINTR; without the flag VipCQWait sleeps on. */
+static void on_usr1(int sig) { (void)sig; }
+struct kicker { pthread_t target; };
+static void *kick_later(void *arg) {
+  struct kicker *k = arg;
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, NULL);
+  pthread_kill(k->target, SIGUSR1);
+  return NULL;
+}
+static void t_cq_wait_once(void) {
+  struct sigaction sa = {.sa_handler = on_usr1}, old;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR1, &sa, &old);   /* no SA_RESTART */
+  VIP_CQ_HANDLE cq;
+  CHECK_EQ(VipCreateCQ(nic, 16, &cq), VIP_SUCCESS);
+  struct pair p;
+  pair_open(&p, cq, cq, 0);
+  VIP_VI_HANDLE who;
+  VIP_BOOLEAN isrecv;
+  struct kicker k = {pthread_self()};
+  pthread_t th;
+  pthread_create(&th, NULL, kick_later, &k);
+  uint64_t t0 = lnic_now_ns();
+  CHECK_EQ(VipxCQWaitEx(cq, 3000, VIPX_CQ_ONCE | VIPX_CQ_RECV_ONLY, &who, &isrecv), VIP_TIMEOUT);
+  CHECK(lnic_now_ns() - t0 < 1000000000ull);
+  pthread_join(th, NULL);
+  CHECK_EQ(VipxCQWaitEx(cq, 10, 4, &who, &isrecv), VIP_INVALID_PARAMETER);
+  pair_close(&p);
+  CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
+  sigaction(SIGUSR1, &old, NULL);
+}
+
 static void t_cq_and_blocking(void) {
   VIP_CQ_HANDLE cq;
   CHECK_EQ(VipCreateCQ(nic, 128, &cq), VIP_SUCCESS);
@@ -526,6 +599,8 @@ int main(void) {
   RUN(t_rdma_write);
   RUN(t_max_segments);
   RUN(t_cq_and_blocking);
+  RUN(t_cq_wait_recv);
+  RUN(t_cq_wait_once);
   RUN(t_break_flushes);
   RUN(t_name_service);
   RUN(t_connect_without_nicd);
