@@ -6,9 +6,12 @@
  * is rejected and the peers still connect; a plain VipConnectRequest from the peer's address
  * is taken as the peer; peers of different reliability levels fail; VipDestroyVi with a
  * request pending (VIP_INFINITE, both roles) ends it without a hang and VipCloseNic refuses
- * while the VI is there; a forked child has none of the parent's requests, and the parent's
- * goes on; bad parameters and states are refused with their codes. */
+ * while the VI is there; a requester rejected again and again by a plain listener on the
+ * peer's address asks every ~10 ms and VipDestroyVi ends it too; with a receive posted
+ * VipDestroyVi refuses and the request goes on; a forked child has none of the parent's
+ * requests, and the parent's goes on; bad parameters and states are refused with their codes. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,6 +357,108 @@ static void t_destroy_pending(void) {
   }
 }
 
+/* A plain VipConnectWait on the acceptor's address that rejects every request (to is where
+ * it reports how many it rejected when `from` closes). */
+static int g_down_w = -1;   /* the parent's end of `from`: the rejecter closes its copy */
+static int rejecter(int to, int from) {
+  close(g_down_w);
+  VIP_NIC_HANDLE nic;
+  if (VipOpenNic(nicd_dev(0), &nic) != VIP_SUCCESS) return 1;
+  uint8_t raw[64], rraw[64];
+  VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
+  vaddr_set(la, 0, 0x6000);
+  unsigned n = 0;
+  if (write(to, "s", 1) != 1) return 2;
+  for (;;) {
+    VIP_CONN_HANDLE c;
+    VIP_VI_ATTRIBUTES at;
+    VIP_RETURN r = VipConnectWait(nic, la, 1000, ra, &at, &c);
+    if (r == VIP_SUCCESS) {
+      if (VipConnectReject(c) != VIP_SUCCESS) return 3;
+      n++;
+    } else if (r != VIP_TIMEOUT) {
+      return 4;
+    }
+    char x;
+    if (read(from, &x, 1) == 0) break;   /* `from` is non-blocking */
+  }
+  if (write(to, &n, sizeof n) != sizeof n) return 5;
+  return VipCloseNic(nic) == VIP_SUCCESS ? 0 : 6;
+}
+
+/* A VI with a receive posted: VipDestroyVi refuses (VIP_INVALID_STATE) and the request goes
+ * on to its timeout. In a child: the receive stays on the idle VI until the process exits. */
+static char *g_buf;
+static VIP_DESCRIPTOR *g_d;
+static int destroy_refused(int to, int from) {
+  (void)to, (void)from;
+  VIP_NIC_HANDLE nic;
+  VIP_PROTECTION_HANDLE ptag;
+  VIP_VI_HANDLE vi;
+  if (VipOpenNic(nicd_dev(1), &nic) != VIP_SUCCESS || VipCreatePtag(nic, &ptag) != VIP_SUCCESS)
+    return 1;
+  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = ptag};
+  if (VipCreateVi(nic, &a, NULL, NULL, &vi) != VIP_SUCCESS) return 2;
+  g_buf = malloc(256);
+  g_d = aligned_alloc(64, sizeof *g_d);
+  VIP_MEM_HANDLE mh;
+  VIP_MEM_ATTRIBUTES ma = {.Ptag = ptag};
+  if (!g_buf || !g_d || VipRegisterMem(nic, g_buf, 256, &ma, &mh) != VIP_SUCCESS) return 3;
+  fill(g_d, 0, g_buf, mh, 256);
+  if (VipPostRecv(vi, g_d, mh) != VIP_SUCCESS) return 4;
+  uint8_t raw[64], rraw[64];
+  VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
+  vaddr_set(la, 1, 0x6001);
+  vaddr_set(ra, 0, 0x6100);
+  uint64_t t0 = now_ms();
+  if (VipConnectPeerRequest(vi, la, ra, 300) != VIP_SUCCESS) return 5;
+  if (VipDestroyVi(vi) != VIP_INVALID_STATE) return 6;
+  if (VipConnectPeerDone(vi, NULL) != VIP_NOT_DONE) return 7;
+  if (VipConnectPeerWait(vi, NULL) != VIP_TIMEOUT) return 8;
+  if (now_ms() - t0 < 295) return 9;
+  return 0;
+}
+
+/* The requester rejected again and again (a plain listener on the peer's address): it asks
+ * every ~10 ms; VipDestroyVi during that ends it within a bound. Then destroy_refused. */
+static void t_destroy_while_rejected(void) {
+  int up[2], down[2];
+  CHECK(pipe(up) == 0 && pipe2(down, O_NONBLOCK) == 0);
+  g_down_w = down[1];
+  pid_t rj = run_child(rejecter, up[1], down[0]);
+  char x;
+  CHECK_EQ(read(up[0], &x, 1), 1);
+  VIP_NIC_HANDLE nic;
+  VIP_PROTECTION_HANDLE ptag;
+  CHECK_EQ(VipOpenNic(nicd_dev(1), &nic), VIP_SUCCESS);
+  CHECK_EQ(VipCreatePtag(nic, &ptag), VIP_SUCCESS);
+  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = ptag};
+  VIP_VI_HANDLE vi;
+  CHECK_EQ(VipCreateVi(nic, &a, NULL, NULL, &vi), VIP_SUCCESS);
+  uint8_t raw[64], rraw[64];
+  VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
+  vaddr_set(la, 1, 0x6001);
+  vaddr_set(ra, 0, 0x6000);   /* lower: we request */
+  CHECK_EQ(VipConnectPeerRequest(vi, la, ra, VIP_INFINITE), VIP_SUCCESS);
+  sleep_ms(300);
+  CHECK_EQ(VipConnectPeerDone(vi, NULL), VIP_NOT_DONE);
+  uint64_t t0 = now_ms();
+  CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
+  CHECK(now_ms() - t0 < 1000);
+  close(down[1]);
+  unsigned n = 0;
+  CHECK_EQ(read(up[0], &n, sizeof n), (ssize_t)sizeof n);
+  CHECK_EQ(wait_child(rj, "rejecter"), 0);
+  printf("     rejected %u times in 300 ms\n", n);
+  fflush(stdout);   /* before the next fork */
+  CHECK(n >= 3);
+  close(up[0]), close(up[1]), close(down[0]);
+  CHECK_EQ(VipDestroyPtag(nic, ptag), VIP_SUCCESS);
+  CHECK_EQ(VipCloseNic(nic), VIP_SUCCESS);
+  pid_t c = run_child(destroy_refused, -1, -1);
+  CHECK_EQ(wait_child(c, "destroy refused"), 0);
+}
+
 /* The requester's address is higher (node 1 vs 0): the request waits queued at nicd. A child
  * forked meanwhile has no request (Done and Wait: VIP_INVALID_STATE) and leaves the parent's
  * alone; a peer that comes later connects with the parent. */
@@ -432,6 +537,7 @@ int main(void) {
   CHECK_EQ(VipCloseNic(g_nic), VIP_SUCCESS);
   RUN(t_destroy_pending);
   RUN(t_fork);
+  RUN(t_destroy_while_rejected);
   nicd_stop(nicd, false);
   return vt_summary();
 }
