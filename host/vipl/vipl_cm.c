@@ -47,6 +47,10 @@ int vipl_cm_call_now(int fd, const char *line, char *reply, size_t cap, int64_t 
   return cm_call(fd, line, reply, cap, timeout_ns);
 }
 
+int vipl_cm_call_raw(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns) {
+  return cm_call(fd, line, reply, cap, timeout_ns);
+}
+
 static int cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns) {
   size_t len = strlen(line), off = 0;
   while (off < len) {

@@ -9,7 +9,7 @@
 
 #include "vipl_internal.h"
 
-static VIP_RETURN cm_error(const char *reply) {
+VIP_RETURN vipl_cm_error(const char *reply) {
   if (strncmp(reply, "ERR REJECTED", 12) == 0) return VIP_REJECT;
   if (strncmp(reply, "ERR STATE", 9) == 0) return VIP_INVALID_STATE;
   if (strncmp(reply, "ERR NOMATCH", 11) == 0) return VIP_NO_MATCH;
@@ -39,7 +39,7 @@ VIP_RETURN VipConnectWait(VIP_NIC_HANDLE NicHandle, VIP_NET_ADDRESS *LocalAddr, 
   if (rc) {
     close(fd);
     if (rc == -ETIMEDOUT) return VIP_TIMEOUT;
-    return rc == -EPROTO ? cm_error(reply) : VIP_ERROR_RESOURCE;
+    return rc == -EPROTO ? vipl_cm_error(reply) : VIP_ERROR_RESOURCE;
   }
   struct vconn *c = calloc(1, sizeof *c);
   if (!c || vipl_addr_fill(RemoteAddr, rnode, rdisc) || !(c->handle = vh_new(VH_CONN, c))) {
@@ -75,13 +75,17 @@ VIP_RETURN VipConnectAccept(VIP_CONN_HANDLE ConnHandle, VIP_VI_HANDLE ViHandle) 
   if (lnic_vi_state(v->lv) != HOSTIF_VI_IDLE) return VIP_INVALID_STATE;
   if (v->lv->reliability != c->rel) return VIP_INVALID_RELIABILITY_LEVEL;
   lnic_lock(v->nic->dev);
+  if (vipl_peer_pending(v)) {   /* a peer request has the VI */
+    lnic_unlock(v->nic->dev);
+    return VIP_INVALID_STATE;
+  }
   lnic_vi_resync(v->lv);   /* a flushed earlier connection left the NIC's indices behind */
   lnic_unlock(v->nic->dev);
   char line[96], reply[256];
   snprintf(line, sizeof line, "ACCEPT %u %u %u\n", c->id, (unsigned)v->nic->dev->node, v->lv->idx);
   int rc = vipl_cm_call_now(c->fd, line, reply, sizeof reply, 10000000000ll);
   VIP_RETURN r = rc ? VIP_ERROR_RESOURCE
-                    : strncmp(reply, "OK CONNECTED", 12) == 0 ? VIP_SUCCESS : cm_error(reply);
+                    : strncmp(reply, "OK CONNECTED", 12) == 0 ? VIP_SUCCESS : vipl_cm_error(reply);
   conn_free(c);   /* nicd answers the requester either way */
   return r;
 }
@@ -93,7 +97,7 @@ VIP_RETURN VipConnectReject(VIP_CONN_HANDLE ConnHandle) {
   snprintf(line, sizeof line, "REJECT %u\n", c->id);
   int rc = vipl_cm_call_now(c->fd, line, reply, sizeof reply, 10000000000ll);
   conn_free(c);
-  return rc ? VIP_ERROR_RESOURCE : strncmp(reply, "OK", 2) == 0 ? VIP_SUCCESS : cm_error(reply);
+  return rc ? VIP_ERROR_RESOURCE : strncmp(reply, "OK", 2) == 0 ? VIP_SUCCESS : vipl_cm_error(reply);
 }
 
 VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
@@ -108,6 +112,10 @@ VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
   if (LocalAddr) vipl_addr_disc_hex(LocalAddr, mydisc, sizeof mydisc);
   else snprintf(mydisc, sizeof mydisc, "-");
   lnic_lock(v->nic->dev);
+  if (vipl_peer_pending(v)) {
+    lnic_unlock(v->nic->dev);
+    return VIP_INVALID_STATE;
+  }
   lnic_vi_resync(v->lv);
   lnic_unlock(v->nic->dev);
   int fd = vipl_cm_open();
@@ -121,7 +129,7 @@ VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
   if (rc == -ETIMEDOUT) return VIP_TIMEOUT;
   if (rc) return VIP_ERROR_RESOURCE;
   unsigned pn, pvi;
-  if (sscanf(reply, "OK CONNECTED %u %u", &pn, &pvi) != 2) return cm_error(reply);
+  if (sscanf(reply, "OK CONNECTED %u %u", &pn, &pvi) != 2) return vipl_cm_error(reply);
   if (RemoteViAttribs) {
     memset(RemoteViAttribs, 0, sizeof *RemoteViAttribs);
     RemoteViAttribs->ReliabilityLevel = v->attrs.ReliabilityLevel;
@@ -142,7 +150,7 @@ VIP_RETURN VipDisconnect(VIP_VI_HANDLE ViHandle) {
   int rc = vipl_cm_call(fd, line, reply, sizeof reply, 10000000000ll);
   close(fd);
   if (rc) return VIP_ERROR_RESOURCE;
-  if (strncmp(reply, "OK", 2) != 0) return cm_error(reply);
+  if (strncmp(reply, "OK", 2) != 0) return vipl_cm_error(reply);
   /* Whatever the NIC has not completed by now is flushed (VIP_STATUS_DESC_FLUSHED_ERROR). */
   lnic_lock(v->nic->dev);
   lnic_wq_flush(v->lv, NIC_SQ, HOSTIF_ST_FLUSHED);

@@ -20,6 +20,7 @@ void *vh_get(const void *handle, enum vh_type t);
 void vh_free(const void *handle);
 
 struct vcq;
+struct vpeer;
 
 /* One armed notification (vipl_notify.c): a work queue's (vi_fn) or a CQ's (cq_fn). Armed
  * while pid is the process that armed it (0: not armed; another pid: inherited by fork, void). */
@@ -77,6 +78,7 @@ struct vvi {
   uint64_t broken_ns;                 /* when it was first seen broken (lnic_now_ns) */
   struct vnotify notify[2];           /* [NIC_SQ], [NIC_RQ] */
   bool notify_hold;                   /* VipDestroyVi under way: nothing is delivered */
+  struct vpeer *peer;                 /* VipConnectPeerRequest's, until collected (vipl_peer.c) */
 };
 
 #define VCQ_MAX_MEMBERS (2 * HOSTIF_NVI)
@@ -118,6 +120,10 @@ int vipl_cm_open(void);
 /* Sends line, waits for the reply line (timeout_ns < 0: no limit). 0, -ETIMEDOUT, -EPIPE. */
 int vipl_cm_call(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns);
 int vipl_cm_call_now(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns);
+/* The same without timing mode's bookkeeping: for the peer request thread (vipl_peer.c). */
+int vipl_cm_call_raw(int fd, const char *line, char *reply, size_t cap, int64_t timeout_ns);
+/* An `ERR ...` reply of nicd's connection manager as a VIP_RETURN. */
+VIP_RETURN vipl_cm_error(const char *reply);
 /* Address helpers: node and discriminator of a VIP_NET_ADDRESS. */
 int vipl_addr_node(const VIP_NET_ADDRESS *a, unsigned *node);
 void vipl_addr_disc_hex(const VIP_NET_ADDRESS *a, char *out, size_t cap);
@@ -146,6 +152,15 @@ void vipl_notify_cq_gone(struct vcq *c);
 /* VipCloseNic: stops and joins the provider thread. VIP_INVALID_STATE when called from a
  * handler (the thread cannot join itself). Without the lock. */
 VIP_RETURN vipl_notify_stop(struct vnic *n);
+/* vipl_peer.c. Device lock held: a peer connection request of this process is under way on
+ * the VI (VIP_STATE_CONNECT_PENDING; the other connection calls return VIP_INVALID_STATE). */
+bool vipl_peer_pending(struct vvi *v);
+/* VipDestroyVi, without the lock: a pending peer request is cancelled (its cm connection shut
+ * down, so the blocking call ends) and its thread has finished once this returns;
+ * VIP_INVALID_STATE (and nothing cancelled) when the VI has descriptors outstanding, which
+ * VipDestroyVi refuses anyway. gone: the destroy succeeded, the request is freed. */
+VIP_RETURN vipl_peer_stop(struct vvi *v);
+void vipl_peer_gone(struct vvi *v);
 /* Where nicd's files are ($VERINIC_RUN, default /tmp/verinic-<uid>). */
 
 #endif

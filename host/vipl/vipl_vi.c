@@ -113,6 +113,8 @@ VIP_RETURN VipDestroyVi(VIP_VI_HANDLE ViHandle) {
   /* Leave the CQs first: a thread in VipCQWait walks their members under the device lock and
    * must never reach the libnic VI that lnic_vi_destroy frees. */
   struct vcq *cq[2] = {v->cq[0], v->cq[1]};
+  VIP_RETURN pr = vipl_peer_stop(v);   /* a pending peer request ends first (vipl_peer.c) */
+  if (pr != VIP_SUCCESS) return pr;
   vipl_notify_vi_hold(v);   /* no handler of it runs from here on (vipl_notify.c) */
   lnic_lock(n->dev);
   vipl_cq_detach(v);
@@ -128,6 +130,7 @@ VIP_RETURN VipDestroyVi(VIP_VI_HANDLE ViHandle) {
   }
   vh_free(ViHandle);
   vipl_notify_vi_gone(v);
+  vipl_peer_gone(v);
   lnic_lock(n->dev);
   v->ptag->users--;
   n->nvis--;
@@ -141,7 +144,8 @@ static VIP_VI_STATE vi_state(struct vvi *v) {
   switch (lnic_vi_state(v->lv)) {
   case HOSTIF_VI_CONNECTED: return VIP_STATE_CONNECTED;
   case HOSTIF_VI_ERROR: return VIP_STATE_ERROR;
-  default: return v->pending_connect ? VIP_STATE_CONNECT_PENDING : VIP_STATE_IDLE;
+  default:
+    return v->pending_connect || vipl_peer_pending(v) ? VIP_STATE_CONNECT_PENDING : VIP_STATE_IDLE;
   }
 }
 

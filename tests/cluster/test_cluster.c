@@ -308,7 +308,7 @@ static VIP_RETURN post_recv(struct ep *e, unsigned i) {
 /* What the server tells the client: where RDMA Writes may go. */
 struct target { uint64_t addr; VIP_MEM_HANDLE mh; };
 
-enum { S_SENDRECV, S_HOLD, S_PEER_EXITS, S_UNRELIABLE, S_BYE };
+enum { S_SENDRECV, S_HOLD, S_PEER_EXITS, S_UNRELIABLE, S_BYE, S_PEER_MODEL };
 #define NUNREL 30
 
 /* Node 0 (nicd A): takes ROUNDS batches of BATCH messages and checks every byte, then lets
@@ -324,9 +324,15 @@ static int server(int sc, int to, int from) {
     if (post_recv(&e, i) != VIP_SUCCESS) return 20;
   VIP_CONN_HANDLE c;
   VIP_VI_ATTRIBUTES rat;
-  if (VipConnectWait(e.nic, (VIP_NET_ADDRESS *)la, 10000, (VIP_NET_ADDRESS *)ra, &rat, &c) != VIP_SUCCESS)
-    return 21;
-  if (VipConnectAccept(c, e.vi) != VIP_SUCCESS) return 22;
+  if (sc == S_PEER_MODEL) {   /* VipConnectPeerRequest on both sides, then as S_SENDRECV */
+    vaddr_set((VIP_NET_ADDRESS *)ra, 1, 0x800 + (unsigned)sc);
+    if (VipConnectPeerRequest(e.vi, (VIP_NET_ADDRESS *)la, (VIP_NET_ADDRESS *)ra, 10000) != VIP_SUCCESS ||
+        VipConnectPeerWait(e.vi, &rat) != VIP_SUCCESS)
+      return 21;
+  } else if (VipConnectWait(e.nic, (VIP_NET_ADDRESS *)la, 10000, (VIP_NET_ADDRESS *)ra, &rat, &c) !=
+                 VIP_SUCCESS || VipConnectAccept(c, e.vi) != VIP_SUCCESS) {
+    return 22;
+  }
   char k;
   if (sc == S_UNRELIABLE) {   /* takes what arrives; the parent checks the fabric's counters */
     if (write(to, "c", 1) != 1 || read(from, &k, 1) != 1) return 23;
@@ -404,7 +410,10 @@ static int client(int sc, int to, int from) {
   vaddr_set((VIP_NET_ADDRESS *)la, 1, 0x800 + (unsigned)sc);
   vaddr_set((VIP_NET_ADDRESS *)ra, 0, 0x700 + (unsigned)sc);
   VIP_VI_ATTRIBUTES rat;
-  VIP_RETURN r = VipConnectRequest(e.vi, (VIP_NET_ADDRESS *)la, (VIP_NET_ADDRESS *)ra, 10000, &rat);
+  VIP_RETURN r = sc != S_PEER_MODEL
+                     ? VipConnectRequest(e.vi, (VIP_NET_ADDRESS *)la, (VIP_NET_ADDRESS *)ra, 10000, &rat)
+                     : VipConnectPeerRequest(e.vi, (VIP_NET_ADDRESS *)la, (VIP_NET_ADDRESS *)ra, 10000);
+  if (r == VIP_SUCCESS && sc == S_PEER_MODEL) r = VipConnectPeerWait(e.vi, &rat);
   if (r != VIP_SUCCESS) {
     fprintf(stderr, "client: VipConnectRequest: %d\n", r);
     return 20;
@@ -502,6 +511,14 @@ static void t_vipl_send_recv_rdma(void) {
   CHECK(counter(1, "PEER 0\n", "tx_frames") > ROUNDS * BATCH);
   CHECK(counter(0, "FABRIC\n", "control") >= 1);
   CHECK_EQ(counter(0, "FABRIC\n", "bad_crc"), 0);
+}
+
+/* The peer-to-peer model across nicds: node 0 accepts, node 1 requests (tests/vipl). */
+static void t_vipl_peer_model(void) {
+  int rc[2];
+  run_pair(server, client, S_PEER_MODEL, rc);
+  CHECK_EQ(rc[0], 0);
+  CHECK_EQ(rc[1], 0);
 }
 
 static void t_ipv6_loopback(void) {
@@ -962,6 +979,7 @@ int main(void) {
   }
   RUN(t_resolve_remote_names);
   RUN(t_vipl_send_recv_rdma);
+  RUN(t_vipl_peer_model);
   RUN(t_bad_datagrams_dropped_and_counted);
   RUN(t_forged_messages_dropped_by_firmware);
   RUN(t_unreachable_peer_fails_fast);

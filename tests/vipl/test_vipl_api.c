@@ -99,8 +99,10 @@ static void t_misuse(void) {
   CHECK_EQ(VipDeregisterMem(nic, buf, mh), VIP_INVALID_PARAMETER);
   free(buf);
   /* optional calls */
-  CHECK_EQ(VipConnectPeerRequest(vi, NULL, NULL, 0), VIP_ERROR_NOT_SUPPORTED);
+  CHECK_EQ(VipConnectPeerRequest(vi, NULL, NULL, 0), VIP_INVALID_PARAMETER);
   CHECK_EQ(VipConnectPeerRequest(NULL, NULL, NULL, 0), VIP_INVALID_PARAMETER);
+  CHECK_EQ(VipConnectPeerDone(vi, NULL), VIP_INVALID_STATE);   /* no request made */
+  CHECK_EQ(VipConnectPeerWait(vi, NULL), VIP_INVALID_STATE);
   CHECK_EQ(VipQuerySystemManagementInfo(nic, VIP_SMI_AUTODISCOVERY, NULL), VIP_ERROR_NOT_SUPPORTED);
   /* connection calls on an idle VI without nicd, and on a bad state */
   CHECK_EQ(VipDisconnect(vi), VIP_INVALID_STATE);
