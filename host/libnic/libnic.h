@@ -183,10 +183,11 @@ void lnic_wq_flush(struct lnic_vi *v, enum lnic_q q, uint32_t status);
 
 /* Rings the VI's doorbell with its current producer indices (the NIC rereads its rings). */
 void lnic_vi_kick(struct lnic_vi *v);
-/* Whether nicd has handed the VI what its peer's NIC delivered before the peer left
- * (hostif.h, sq.rel_seq) and the NIC has not taken it yet: sends that reached the peer are
- * about to complete DONE, so they must not be flushed first. */
-bool lnic_vi_peer_delivered_pending(struct lnic_vi *v);
+/* Whether the NIC still settles a VI whose peer left: nicd handed it what the peer's NIC
+ * delivered (hostif.h, sq.rel_seq) and the NIC has not taken it yet, or the NIC holds sends
+ * it took from the ring and has not completed (those the peer received complete DONE, the
+ * others DISCONNECTED): they must not be flushed first. */
+bool lnic_vi_peer_settling(struct lnic_vi *v);
 /* Before a VI is connected again: takes what the NIC completed, then points the NIC's ring
  * indices at the first slot the host has not reaped, so slots a flush gave back are skipped
  * (the NIC adopts them while it has nothing of the VI in progress). Lock held; VI not

@@ -190,8 +190,10 @@ uint32_t lnic_drain_all(struct lnic_dev *d) {
 
 void lnic_vi_kick(struct lnic_vi *v) { doorbell(v); }
 
-bool lnic_vi_peer_delivered_pending(struct lnic_vi *v) {
-  return (__atomic_load_n(&ring_of(v, NIC_SQ)->rel_seq, __ATOMIC_ACQUIRE) & HOSTIF_REL_SEQ_VALID) != 0;
+bool lnic_vi_peer_settling(struct lnic_vi *v) {
+  volatile struct hostif_ring *r = ring_of(v, NIC_SQ);
+  return (__atomic_load_n(&r->rel_seq, __ATOMIC_ACQUIRE) & HOSTIF_REL_SEQ_VALID) ||
+         sram_ld32(&r->cons) != sram_ld32(&r->done);
 }
 
 void lnic_vi_resync(struct lnic_vi *v) {

@@ -49,6 +49,16 @@ wait_exit() {
   return 1
 }
 kill_nicd() { kill -KILL "$nicd"; wait "$nicd" 2>/dev/null; nicd=; }
+# streaming: until NIC 0 has received 1 MiB more than before (at most 10 s), so that a kill
+# comes mid-stream however long the programs take to start on a loaded machine.
+rx_bytes() { VERINIC_RUN=$run build/bin/nicstat "${prefix}0" 2>/dev/null | awk '$1 == "recv_bytes" {print $2; exit}'; }
+streaming() {
+  local i b0=$(rx_bytes)
+  for ((i = 0; i < 200; i++)); do
+    (( $(rx_bytes) > ${b0:-0} + (1 << 20) )) && return 0
+    sleep 0.05
+  done
+}
 
 # 1. socat mid-transfer, nicd killed. The client sends a stream with no end (a 16 MiB random
 # block, over and over, through a FIFO), so however fast the NICs are, nicd dies mid-stream.
@@ -116,7 +126,7 @@ for victim in peer nicd; do
     wait_sovia $port || bad "receiver ($mode): listens over SOVIA"
     bg_sovia 1 timeout 30 python3 "$PEER" send 10.0.0.1 $port >/dev/null 2>&1
     cli=$bg
-    sleep 0.7
+    streaming
     t=$(now)
     if [[ $victim == peer ]]; then kill_tree "$cli"; want=ECONNRESET; else kill_nicd; want=ENETDOWN; fi
     wait_exit "$srv" 3

@@ -77,7 +77,11 @@ if nicd_start users --fast --mode 0666; then
         as_user 1 $port "${NOBODY[@]}" -- timeout 30 psql -X -A -t -h 10.0.0.1 -p $port -U postgres \
           -d postgres -c "$1" 2>>"$run/psql.err"
       }
-      # The first connection's backend SIGKILLed mid-result: psql hears of it at once (the postmaster's next VI
+      for _ in $(seq 40); do   # it listens before it accepts queries ("starting up")
+        [[ $(psql_nobody "select 1;" 2>/dev/null) == 1 ]] && break
+        sleep 0.25
+      done
+      # A backend SIGKILLed mid-result: psql hears of it at once (the postmaster's next VI
       # must not take the dead backend's before nicd has told psql: host/libnic/nic_vi.c).
       psql_nobody "\\copy (select repeat('x', 1000) from generate_series(1,5000000)) to '/dev/null'" &
       pq=$!
