@@ -55,16 +55,6 @@ static struct {
 
 static const char *const nodes_of[NNICD] = {"0", "1,2"};
 
-static uint64_t now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(unsigned ms) {
-  struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&t, NULL);
-}
 
 static const char *loop_host(void) { return C.v6 ? "::1" : "127.0.0.1"; }
 
@@ -124,7 +114,7 @@ static uint16_t tarpit(void) {
     if (C.tarpit[i] < 0) return 0;
     connect(C.tarpit[i], (struct sockaddr *)&ss, len);   /* EINPROGRESS or done */
   }
-  sleep_ms(20);
+  vt_sleep_ms(20);
   return port;
 }
 
@@ -196,7 +186,7 @@ static pid_t start_nicd_with(int k, const char *more) {
   for (int i = 0; i < 500; i++) {
     if (cm(k, "PING\n", out, sizeof out) == 0 && !strncmp(out, "OK nicd", 7)) return pid;
     if (waitpid(pid, NULL, WNOHANG) == pid) break;
-    sleep_ms(10);
+    vt_sleep_ms(10);
   }
   fprintf(stderr, "nicd %d did not come up (log %s/nicd.log)\n", k, C.run[k]);
   kill(pid, SIGKILL);
@@ -428,7 +418,7 @@ static int client(int sc, int to, int from) {
       if (VipPostSend(e.vi, d, e.dh) != VIP_SUCCESS || VipSendWait(e.vi, 5000, &got) != VIP_SUCCESS)
         return 22;
     }
-    sleep_ms(100);   /* the last datagrams reach nicd A before the server goes */
+    vt_sleep_ms(100);   /* the last datagrams reach nicd A before the server goes */
     return write(to, "d", 1) == 1 ? 0 : 23;
   }
   if (sc == S_BYE) {   /* the server had it: the send completes DONE, not flushed */
@@ -579,7 +569,7 @@ static void t_bad_datagrams_dropped_and_counted(void) {
   send_dgram(b, n);                                        /* at our socket's address */
   for (int i = 0; i < 100; i++) {
     if (counter(0, "FABRIC\n", "bad_addr") > before[4]) break;
-    sleep_ms(10);
+    vt_sleep_ms(10);
   }
   for (int i = 0; i < 5; i++) {
     long long after = counter(0, "FABRIC\n", keys[i]);
@@ -635,7 +625,7 @@ static void t_forged_messages_dropped_by_firmware(void) {
   }
   long long after = before;
   for (int i = 0; i < 200 && after < before + N; i++) {
-    sleep_ms(10);
+    vt_sleep_ms(10);
     after = fw_drops();
   }
   fprintf(stderr, "%d forged messages: firmware drops %lld -> %lld\n", N, before, after);
@@ -657,9 +647,9 @@ static int connect_to_node(int sc) {
   vaddr_set((VIP_NET_ADDRESS *)la, 1, 0x900);
   vaddr_set((VIP_NET_ADDRESS *)ra, (unsigned)sc, 0x901);
   VIP_VI_ATTRIBUTES rat;
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   VIP_RETURN r = VipConnectRequest(e.vi, (VIP_NET_ADDRESS *)la, (VIP_NET_ADDRESS *)ra, 10000, &rat);
-  uint64_t took = now_ms() - t0;
+  uint64_t took = vt_now_ms() - t0;
   fprintf(stderr, "connect to node %d: rc %d after %llu ms\n", sc, r, (unsigned long long)took);
   /* nicd answers ERR UNREACH (VIPL: VIP_ERROR_RESOURCE), not a timeout. */
   return r == VIP_ERROR_RESOURCE && took < 2000 ? 0 : 1;
@@ -696,11 +686,11 @@ static void t_peer_nicd_killed_then_restarted(void) {
   char k = 0;
   CHECK(read(a[0], &k, 1) == 1 && k == 'c');   /* connected */
   CHECK(read(c2s[0], &k, 1) == 1 && k == 'w');  /* the client waits for a message */
-  sleep_ms(50);
-  uint64_t t0 = now_ms();
+  vt_sleep_ms(50);
+  uint64_t t0 = vt_now_ms();
   stop_nicd(0, true);                           /* SIGKILL nicd A under the server */
   rc[1] = wait_child(c, "client on nicd B");
-  uint64_t took = now_ms() - t0;
+  uint64_t took = vt_now_ms() - t0;
   fprintf(stderr, "nicd A killed: the client on nicd B had its error after %llu ms\n",
           (unsigned long long)took);
   CHECK(took <= 2000);
@@ -760,10 +750,10 @@ static void t_silent_peer_nicd_detected(void) {
   char k = 0;
   CHECK(read(a[0], &k, 1) == 1 && k == 'c');
   CHECK(read(c2s[0], &k, 1) == 1 && k == 'w');
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   kill(C.pid[0], SIGSTOP);
   int rcc = wait_child(c, "client on nicd B");
-  uint64_t took = now_ms() - t0;
+  uint64_t took = vt_now_ms() - t0;
   fprintf(stderr, "nicd A stopped: the client on nicd B had its error after %llu ms\n",
           (unsigned long long)took);
   CHECK_EQ(rcc, 0);
@@ -839,8 +829,8 @@ static bool control_closes(const char *src, const char *text) {
   if (write(fd, text, strlen(text)) == (ssize_t)strlen(text)) {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     char b[256];
-    uint64_t t0 = now_ms();
-    while (!closed && now_ms() - t0 < 2000 && poll(&p, 1, 2000) > 0) {
+    uint64_t t0 = vt_now_ms();
+    while (!closed && vt_now_ms() - t0 < 2000 && poll(&p, 1, 2000) > 0) {
       ssize_t r = read(fd, b, sizeof b);   /* heartbeats may come first */
       closed = r == 0 || (r < 0 && errno == ECONNRESET);
       if (r < 0 && !closed) break;
@@ -955,7 +945,7 @@ static void t_nodes_found_by_address(void) {
   bool up = false;
   for (int i = 0; i < 300 && !up; i++) {
     up = cm(0, "PING\n", out, sizeof out) == 0;
-    if (!up) sleep_ms(10);
+    if (!up) vt_sleep_ms(10);
   }
   CHECK(up && !strcmp(out, "OK nicd 1\n"));
   CHECK(cm(0, "PEER 1\n", out, sizeof out) == 0 && strstr(out, " at=local "));

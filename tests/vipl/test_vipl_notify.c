@@ -37,15 +37,6 @@ enum scenario { S_RECV_NOTIFY, S_CQ_NOTIFY, S_PEER_DISCONNECT, S_PEER_KILLED };
 static uint32_t msg_len(unsigned i) { return (i * 7919u) % CAP + 1; }
 static uint8_t pat(unsigned i, uint32_t j) { return (uint8_t)(i * 131u + j * 7u + (j >> 8)); }
 
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-  nanosleep(&ts, NULL);
-}
 
 static void fill(VIP_DESCRIPTOR *d, uint32_t ctl, void *addr, VIP_MEM_HANDLE mh, uint32_t len) {
   memset(d, 0, sizeof *d);
@@ -197,10 +188,10 @@ static int server(int sc, int to_client, int from_client) {
   if (VipConnectAccept(conn, s.e.vi) != VIP_SUCCESS) return 24;
   if (write(to_client, "a", 1) != 1) return 25;
   if (sc == S_RECV_NOTIFY || sc == S_CQ_NOTIFY) {
-    uint64_t t0 = now_ms();
+    uint64_t t0 = vt_now_ms();
     while ((atomic_load(&s.got) < NMSG || atomic_load(&s.sent_done) < NMSG / CREDIT_EVERY) &&
-           !atomic_load(&s.errors) && now_ms() - t0 < 60000)
-      sleep_ms(2);
+           !atomic_load(&s.errors) && vt_now_ms() - t0 < 60000)
+      vt_sleep_ms(2);
     if (atomic_load(&s.got) != NMSG || atomic_load(&s.sent_done) != NMSG / CREDIT_EVERY) {
       fprintf(stderr, "server: %d messages, %d credits done, %d errors\n", atomic_load(&s.got),
               atomic_load(&s.sent_done), atomic_load(&s.errors));
@@ -213,9 +204,9 @@ static int server(int sc, int to_client, int from_client) {
      * flushed through the handler, which re-arms itself. */
     char c;
     if (read(from_client, &c, 1) != 1) return 40;
-    uint64_t t0 = now_ms();
-    while (atomic_load(&s.flushed) < WINDOW && now_ms() - t0 < 5000) sleep_ms(1);
-    uint64_t ms = now_ms() - t0;
+    uint64_t t0 = vt_now_ms();
+    while (atomic_load(&s.flushed) < WINDOW && vt_now_ms() - t0 < 5000) vt_sleep_ms(1);
+    uint64_t ms = vt_now_ms() - t0;
     if (atomic_load(&s.flushed) != WINDOW) {
       fprintf(stderr, "server: %d of %d receives flushed after %llu ms\n",
               atomic_load(&s.flushed), WINDOW, (unsigned long long)ms);
@@ -391,15 +382,15 @@ static void t_one_taker_per_queue(void) {
   pthread_t t, tc;
   CHECK(pthread_create(&t, NULL, wait_recv, &w) == 0);
   CHECK(pthread_create(&tc, NULL, wait_cq, &wc) == 0);
-  sleep_ms(30);
-  uint64_t t0 = now_ms();
+  vt_sleep_ms(30);
+  uint64_t t0 = vt_now_ms();
   CHECK_EQ(VipRecvNotify(vi, NULL, h_count), VIP_SUCCESS);
   CHECK_EQ(VipCQNotify(cq, NULL, h_cq_count), VIP_SUCCESS);
   pthread_join(t, NULL);
   pthread_join(tc, NULL);
   CHECK_EQ(w.r, VIP_ERROR_RESOURCE);
   CHECK_EQ(wc.r, VIP_ERROR_RESOURCE);
-  CHECK(now_ms() - t0 < 1000);
+  CHECK(vt_now_ms() - t0 < 1000);
   /* Armed: a second Notify, Done and Wait are refused; the other queue is not concerned. */
   CHECK_EQ(VipRecvNotify(vi, NULL, h_count), VIP_ERROR_RESOURCE);
   CHECK_EQ(VipRecvDone(vi, &d), VIP_ERROR_RESOURCE);
@@ -412,7 +403,7 @@ static void t_one_taker_per_queue(void) {
   CHECK_EQ(VipDestroyCQ(cq), VIP_INVALID_STATE);
   CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
   CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
-  sleep_ms(20);
+  vt_sleep_ms(20);
   CHECK_EQ(atomic_load(&g_calls), 0);
 }
 
@@ -435,9 +426,9 @@ static void t_handler_calls_vipl(void) {
   local_open(&g_vi, NULL);
   CHECK_EQ(VipSendNotify(g_vi, NULL, h_chain), VIP_SUCCESS);
   CHECK_EQ(post_bad(g_vi, 0), VIP_SUCCESS);
-  uint64_t t0 = now_ms();
-  while (atomic_load(&g_calls) < 100 && now_ms() - t0 < 5000) sleep_ms(1);
-  sleep_ms(10);
+  uint64_t t0 = vt_now_ms();
+  while (atomic_load(&g_calls) < 100 && vt_now_ms() - t0 < 5000) vt_sleep_ms(1);
+  vt_sleep_ms(10);
   CHECK_EQ(atomic_load(&g_calls), 100);
   CHECK_EQ(atomic_load(&g_errors), 0);
   VIP_DESCRIPTOR *d;
@@ -450,7 +441,7 @@ static void h_slow(VIP_PVOID ctx, VIP_NIC_HANDLE nic, VIP_VI_HANDLE vi, VIP_DESC
   (void)ctx, (void)nic, (void)d;
   atomic_fetch_add(&g_calls, 1);
   VipSendNotify(vi, ctx, h_slow);   /* armed again: VipDestroyVi drops it */
-  sleep_ms(200);
+  vt_sleep_ms(200);
   atomic_fetch_add(&g_returned, 1);
 }
 
@@ -462,12 +453,12 @@ static void t_destroy_waits_for_handler(void) {
   CHECK_EQ(VipSendNotify(vi, NULL, h_slow), VIP_SUCCESS);
   CHECK_EQ(post_bad(vi, 0), VIP_SUCCESS);
   CHECK_EQ(post_bad(vi, 1), VIP_SUCCESS);   /* complete too, never delivered */
-  uint64_t t0 = now_ms();
-  while (!atomic_load(&g_calls) && now_ms() - t0 < 5000) sleep_ms(1);
+  uint64_t t0 = vt_now_ms();
+  while (!atomic_load(&g_calls) && vt_now_ms() - t0 < 5000) vt_sleep_ms(1);
   CHECK_EQ(atomic_load(&g_calls), 1);
   CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
   CHECK_EQ(atomic_load(&g_returned), 1);   /* the handler had returned */
-  sleep_ms(50);
+  vt_sleep_ms(50);
   CHECK_EQ(atomic_load(&g_calls), 1);
 }
 
@@ -496,8 +487,8 @@ static void t_handler_destroys_its_vi(void) {
   memset(d, 0, sizeof *d);
   d->CS.Length = 5;
   CHECK_EQ(VipPostSend(vi, d, 0), VIP_SUCCESS);
-  uint64_t t0 = now_ms();
-  while (!atomic_load(&g_calls) && now_ms() - t0 < 5000) sleep_ms(1);
+  uint64_t t0 = vt_now_ms();
+  while (!atomic_load(&g_calls) && vt_now_ms() - t0 < 5000) vt_sleep_ms(1);
   CHECK_EQ(atomic_load(&g_calls), 1);
   CHECK_EQ(atomic_load(&g_destroy_rc), VIP_SUCCESS);
   CHECK_EQ(atomic_load(&g_close_rc), VIP_INVALID_STATE);
@@ -521,12 +512,12 @@ static void t_close_nic_armed(void) {
   CHECK_EQ(VipSendNotify(vi, NULL, h_count), VIP_SUCCESS);
   CHECK_EQ(VipCQNotify(cq, NULL, h_cq_count), VIP_SUCCESS);
   CHECK_EQ(VipCloseNic(nic), VIP_INVALID_STATE);   /* VIs and CQs first, as before */
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
   CHECK_EQ(VipDestroyCQ(cq), VIP_SUCCESS);
   CHECK_EQ(VipDestroyPtag(nic, pt), VIP_SUCCESS);
   CHECK_EQ(VipCloseNic(nic), VIP_SUCCESS);
-  CHECK(now_ms() - t0 < 1000);
+  CHECK(vt_now_ms() - t0 < 1000);
   CHECK_EQ(atomic_load(&g_calls), 0);
 }
 
@@ -545,8 +536,8 @@ static void t_fork(void) {
     if (VipRecvNotify(vi, NULL, h_count) != VIP_SUCCESS) rc |= 2;
     if (VipSendNotify(vi, NULL, h_count) != VIP_SUCCESS) rc |= 4;
     if (post_bad(vi, 0) != VIP_SUCCESS) rc |= 8;
-    uint64_t t0 = now_ms();
-    while (!atomic_load(&g_calls) && now_ms() - t0 < 5000) sleep_ms(1);
+    uint64_t t0 = vt_now_ms();
+    while (!atomic_load(&g_calls) && vt_now_ms() - t0 < 5000) vt_sleep_ms(1);
     if (atomic_load(&g_calls) != 1) rc |= 16;                  /* this process's thread */
     if (VipDestroyVi(vi) != VIP_SUCCESS) rc |= 32;
     _exit(rc);
@@ -591,11 +582,11 @@ static void t_nicd_killed(void) {
   d->CS.Length = 0;
   CHECK_EQ(VipPostRecv(vi, d, mh), VIP_SUCCESS);
   CHECK_EQ(VipRecvNotify(vi, NULL, h_status), VIP_SUCCESS);
-  sleep_ms(50);
-  uint64_t t0 = now_ms();
+  vt_sleep_ms(50);
+  uint64_t t0 = vt_now_ms();
   nicd_stop(nicd, true);
-  while (!atomic_load(&g_calls) && now_ms() - t0 < 5000) sleep_ms(1);
-  uint64_t ms = now_ms() - t0;
+  while (!atomic_load(&g_calls) && vt_now_ms() - t0 < 5000) vt_sleep_ms(1);
+  uint64_t ms = vt_now_ms() - t0;
   CHECK_EQ(atomic_load(&g_calls), 1);
   CHECK(atomic_load(&g_status) & VIP_STATUS_DESC_FLUSHED_ERROR);
   CHECK(ms < 2000);

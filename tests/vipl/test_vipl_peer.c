@@ -37,15 +37,6 @@ static uint8_t pat(unsigned side, unsigned i, uint32_t j) {
   return (uint8_t)(side * 97u + i * 131u + j * 7u + (j >> 8));
 }
 
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-  nanosleep(&ts, NULL);
-}
 
 struct ep {
   VIP_NIC_HANDLE nic;
@@ -151,7 +142,7 @@ static struct side_cfg cfg(int sc, unsigned side) {
 
 static int third_party(int to, int from) {
   (void)from;
-  sleep_ms(300);   /* side 0 has made its request */
+  vt_sleep_ms(300);   /* side 0 has made its request */
   struct ep e;
   int rc = ep_open(&e, 1, VIP_SERVICE_RELIABLE_DELIVERY);
   if (rc) return rc;
@@ -159,14 +150,14 @@ static int third_party(int to, int from) {
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
   vaddr_set(la, 1, 0x7777);
   vaddr_set(ra, 0, DA);
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   VIP_VI_ATTRIBUTES at;
   VIP_RETURN r = VipConnectRequest(e.vi, la, ra, 5000, &at);
   if (r != VIP_REJECT) {
     fprintf(stderr, "third party: VipConnectRequest %d\n", r);
     return 50;
   }
-  if (now_ms() - t0 > 2000) return 51;
+  if (vt_now_ms() - t0 > 2000) return 51;
   if (write(to, "r", 1) != 1) return 52;
   return ep_close(&e);
 }
@@ -190,7 +181,7 @@ static int peer_side(int sc, unsigned side, int to, int from) {
   vaddr_set(la, (unsigned)c.nic, c.disc);
   vaddr_set(ra, c.rnic, c.rdisc);
   bool first = (sc == S_B_FIRST) == (side == 1);
-  if (!first) sleep_ms(200);
+  if (!first) vt_sleep_ms(200);
   if (t > 0) {   /* the third party was rejected (after side 0's request) */
     char x;
     if (read(tp[0], &x, 1) != 1) return 8;
@@ -203,10 +194,10 @@ static int peer_side(int sc, unsigned side, int to, int from) {
   if (sc == S_PLAIN_PEER && side == 1) {
     r = VipConnectRequest(e.vi, la, ra, 5000, &at);
   } else {
-    uint64_t t0 = now_ms();
+    uint64_t t0 = vt_now_ms();
     r = VipConnectPeerRequest(e.vi, la, ra, sc == S_REL_MISMATCH ? 1000 : 10000);
     if (r != VIP_SUCCESS) return 10;
-    if (now_ms() - t0 > 100) return 11;   /* returns at once */
+    if (vt_now_ms() - t0 > 100) return 11;   /* returns at once */
     VIP_VI_STATE st;
     if (VipQueryVi(e.vi, &st, NULL, NULL, NULL) != VIP_SUCCESS) return 12;
     if (st != VIP_STATE_CONNECT_PENDING && st != VIP_STATE_CONNECTED) return 13;
@@ -216,7 +207,7 @@ static int peer_side(int sc, unsigned side, int to, int from) {
       unsigned not_done = 0;
       while ((r = VipConnectPeerDone(e.vi, &at)) == VIP_NOT_DONE) {
         not_done++;
-        sleep_ms(1);
+        vt_sleep_ms(1);
       }
       if (not_done < 50) return 16;
     } else {
@@ -250,11 +241,11 @@ static int side_b(int sc, int to, int from) { return peer_side(sc, 1, to, from);
 
 static void run_scenario(enum scenario sc) {
   int rc[2];
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   run_pair(side_a, side_b, (int)sc, rc);
   CHECK_EQ(rc[0], 0);
   CHECK_EQ(rc[1], 0);
-  CHECK(now_ms() - t0 < 8000);
+  CHECK(vt_now_ms() - t0 < 8000);
 }
 
 static void t_a_first_polls_done(void) { run_scenario(S_A_FIRST); }
@@ -284,15 +275,15 @@ static void t_timeout(void) {
   for (int k = 0; k < 3; k++) {
     vaddr_set(la, 0, 0x2000);
     vaddr_set(ra, k == 0 ? 1 : 0, k == 1 ? 0x1000 : 0x3000);   /* acceptor, requester, acceptor */
-    uint64_t t0 = now_ms();
+    uint64_t t0 = vt_now_ms();
     CHECK_EQ(VipConnectPeerRequest(vi, la, ra, 300), VIP_SUCCESS);
     VIP_RETURN r;
     if (k < 2) {
       r = VipConnectPeerWait(vi, NULL);
     } else {
-      while ((r = VipConnectPeerDone(vi, NULL)) == VIP_NOT_DONE) sleep_ms(1);
+      while ((r = VipConnectPeerDone(vi, NULL)) == VIP_NOT_DONE) vt_sleep_ms(1);
     }
-    uint64_t ms = now_ms() - t0;
+    uint64_t ms = vt_now_ms() - t0;
     CHECK_EQ(r, VIP_TIMEOUT);
     CHECK(ms >= 295 && ms < 1000);
     VIP_VI_STATE st;
@@ -344,13 +335,13 @@ static void t_destroy_pending(void) {
     vaddr_set(la, 1, 0x4000);
     vaddr_set(ra, k == 0 ? 2 : 0, 0x4000);   /* k 0: acceptor (node 2 is none); 1: requester */
     CHECK_EQ(VipConnectPeerRequest(vi, la, ra, VIP_INFINITE), VIP_SUCCESS);
-    sleep_ms(100);
+    vt_sleep_ms(100);
     CHECK_EQ(VipConnectPeerDone(vi, NULL), VIP_NOT_DONE);
     CHECK_EQ(VipCloseNic(nic), VIP_INVALID_STATE);   /* the VI is there */
     CHECK_EQ(VipConnectPeerDone(vi, NULL), VIP_NOT_DONE);
-    uint64_t t0 = now_ms();
+    uint64_t t0 = vt_now_ms();
     CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
-    CHECK(now_ms() - t0 < 1000);
+    CHECK(vt_now_ms() - t0 < 1000);
     CHECK_EQ(VipConnectPeerDone(vi, NULL), VIP_INVALID_PARAMETER);
     CHECK_EQ(VipDestroyPtag(nic, ptag), VIP_SUCCESS);
     CHECK_EQ(VipCloseNic(nic), VIP_SUCCESS);
@@ -410,17 +401,27 @@ static int destroy_refused(int to, int from) {
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
   vaddr_set(la, 1, 0x6001);
   vaddr_set(ra, 0, 0x6100);
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   if (VipConnectPeerRequest(vi, la, ra, 300) != VIP_SUCCESS) return 5;
   if (VipDestroyVi(vi) != VIP_INVALID_STATE) return 6;
   if (VipConnectPeerDone(vi, NULL) != VIP_NOT_DONE) return 7;
   if (VipConnectPeerWait(vi, NULL) != VIP_TIMEOUT) return 8;
-  if (now_ms() - t0 < 295) return 9;
+  if (vt_now_ms() - t0 < 295) return 9;
   return 0;
 }
 
 /* The requester rejected again and again (a plain listener on the peer's address): it asks
  * every ~10 ms; VipDestroyVi during that ends it within a bound. Then destroy_refused. */
+/* A Reliable Delivery VI on NIC 1 of this process, with its NIC and tag. */
+static VIP_VI_HANDLE open_vi_on_1(VIP_NIC_HANDLE *nic, VIP_PROTECTION_HANDLE *ptag) {
+  CHECK_EQ(VipOpenNic(nicd_dev(1), nic), VIP_SUCCESS);
+  CHECK_EQ(VipCreatePtag(*nic, ptag), VIP_SUCCESS);
+  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = *ptag};
+  VIP_VI_HANDLE vi = NULL;
+  CHECK_EQ(VipCreateVi(*nic, &a, NULL, NULL, &vi), VIP_SUCCESS);
+  return vi;
+}
+
 static void t_destroy_while_rejected(void) {
   int up[2], down[2];
   CHECK(pipe(up) == 0 && pipe2(down, O_NONBLOCK) == 0);
@@ -430,21 +431,17 @@ static void t_destroy_while_rejected(void) {
   CHECK_EQ(read(up[0], &x, 1), 1);
   VIP_NIC_HANDLE nic;
   VIP_PROTECTION_HANDLE ptag;
-  CHECK_EQ(VipOpenNic(nicd_dev(1), &nic), VIP_SUCCESS);
-  CHECK_EQ(VipCreatePtag(nic, &ptag), VIP_SUCCESS);
-  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = ptag};
-  VIP_VI_HANDLE vi;
-  CHECK_EQ(VipCreateVi(nic, &a, NULL, NULL, &vi), VIP_SUCCESS);
+  VIP_VI_HANDLE vi = open_vi_on_1(&nic, &ptag);
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
   vaddr_set(la, 1, 0x6001);
   vaddr_set(ra, 0, 0x6000);   /* lower: we request */
   CHECK_EQ(VipConnectPeerRequest(vi, la, ra, VIP_INFINITE), VIP_SUCCESS);
-  sleep_ms(300);
+  vt_sleep_ms(300);
   CHECK_EQ(VipConnectPeerDone(vi, NULL), VIP_NOT_DONE);
-  uint64_t t0 = now_ms();
+  uint64_t t0 = vt_now_ms();
   CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
-  CHECK(now_ms() - t0 < 1000);
+  CHECK(vt_now_ms() - t0 < 1000);
   close(down[1]);
   unsigned n = 0;
   CHECK_EQ(read(up[0], &n, sizeof n), (ssize_t)sizeof n);
@@ -464,7 +461,7 @@ static void t_destroy_while_rejected(void) {
  * alone; a peer that comes later connects with the parent. */
 static int late_peer(int to, int from) {
   (void)to, (void)from;
-  sleep_ms(300);   /* the parent has made its request and forked */
+  vt_sleep_ms(300);   /* the parent has made its request and forked */
   struct ep e;
   int rc = ep_open(&e, 0, VIP_SERVICE_RELIABLE_DELIVERY);
   if (rc) return rc;
@@ -485,17 +482,13 @@ static void t_fork(void) {
   pid_t q = run_child(late_peer, -1, -1);   /* forked while this process has no thread */
   VIP_NIC_HANDLE nic;
   VIP_PROTECTION_HANDLE ptag;
-  CHECK_EQ(VipOpenNic(nicd_dev(1), &nic), VIP_SUCCESS);
-  CHECK_EQ(VipCreatePtag(nic, &ptag), VIP_SUCCESS);
-  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = ptag};
-  VIP_VI_HANDLE vi;
-  CHECK_EQ(VipCreateVi(nic, &a, NULL, NULL, &vi), VIP_SUCCESS);
+  VIP_VI_HANDLE vi = open_vi_on_1(&nic, &ptag);
   uint8_t raw[64], rraw[64];
   VIP_NET_ADDRESS *la = (VIP_NET_ADDRESS *)raw, *ra = (VIP_NET_ADDRESS *)rraw;
   vaddr_set(la, 1, 0x5000);
   vaddr_set(ra, 0, 0x5000);
   CHECK_EQ(VipConnectPeerRequest(vi, la, ra, 10000), VIP_SUCCESS);
-  sleep_ms(50);
+  vt_sleep_ms(50);
   pid_t p = fork();
   if (p == 0) {
     int rc = 0;

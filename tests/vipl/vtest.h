@@ -1,9 +1,11 @@
 /* A tiny test harness for the VIPL/libnic tests: CHECK records failures with file:line,
- * RUN runs one case, vt_summary prints "N passed, N failed" (tests/run.sh reads it). */
+ * RUN runs one case, vt_now_ms/vt_sleep_ms keep time, vt_summary prints "N passed, N failed" (tests/run.sh reads it). */
 #ifndef VTEST_H
 #define VTEST_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 extern int vt_case_failed, vt_passed, vt_failed;
 
@@ -37,6 +39,17 @@ extern int vt_case_failed, vt_passed, vt_failed;
 static inline int vt_summary(void) {
   printf("%d passed, %d failed\n", vt_passed, vt_failed);
   return vt_failed ? 1 : 0;
+}
+
+/* The monotonic clock in milliseconds, and a sleep of ms. */
+static inline uint64_t vt_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+static inline void vt_sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+  nanosleep(&ts, NULL);
 }
 
 #define VT_GLOBALS int vt_case_failed, vt_passed, vt_failed
