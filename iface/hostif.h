@@ -99,6 +99,9 @@ enum hostif_vi_state {
   HOSTIF_VI_CONNECTED = 2,
   HOSTIF_VI_ERROR = 3,       /* the connection broke; pending work is flushed */
 };
+/* A VI in these states still names its peer (remote_node, remote_vi): when it goes away,
+ * nicd breaks that peer first (nicd/vitab.c), and no host may take the entry before. */
+#define HOSTIF_VI_NAMES_PEER(state) ((state) == HOSTIF_VI_CONNECTED || (state) == HOSTIF_VI_ERROR)
 
 /* Reliable Delivery: a send completes only when the peer NIC has acknowledged the whole
  * transfer (WIRE.md, "Acknowledgements"); a transfer the peer refuses completes with the

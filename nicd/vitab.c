@@ -56,15 +56,6 @@ void vitab_unpair(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, un
     st(&a->state, HOSTIF_VI_IDLE);
 }
 
-/* The peer of a connected VI learns that it is gone: ERROR (and its host signalled) here, or
- * through its nicd's control connection when it is another nicd's node. A VI in ERROR still
- * names its peer: when the network broke it (the retry limit), the reset the firmware sent is
- * best effort, so its peer is told again here; a peer that has moved on (not connected, or
- * connected to another VI) is left alone. */
-static bool names_peer(uint32_t state) {
-  return state == HOSTIF_VI_CONNECTED || state == HOSTIF_VI_ERROR;
-}
-
 /* What this side's NIC delivered of the connection (hostif.h, rel_seq), 0 if nothing counts:
  * the peer's sends that reached this host complete DONE even if their ACK is still on the way. */
 static uint32_t delivered(struct hostif_vi *v) {
@@ -83,6 +74,11 @@ void vitab_peer_gone(struct nicd *d, unsigned node, unsigned vi, unsigned fnode,
   nic_signal_host(d->nic[nicd_local(d, node)], HOSTIF_SIG_VI(vi));   /* waiters look now */
 }
 
+/* The peer of a connected VI learns that it is gone: ERROR (and its host signalled) here, or
+ * through its nicd's control connection when it is another nicd's node. A VI in ERROR still
+ * names its peer: when the network broke it (the retry limit), the reset the firmware sent is
+ * best effort, so its peer is told again here; a peer that has moved on (not connected, or
+ * connected to another VI) is left alone. */
 static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif_vi *v) {
   if (nicd_local(d, v->remote_node) >= 0)
     vitab_peer_gone(d, v->remote_node, v->remote_vi, node, vi, delivered(v));
@@ -93,7 +89,7 @@ static void break_peer(struct nicd *d, unsigned node, unsigned vi, struct hostif
 void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi) {
   struct hostif_vi *v = vitab_vi(d, node, vi);
   if (!v) return;
-  if (names_peer(ld(&v->state))) break_peer(d, node, vi, v);
+  if (HOSTIF_VI_NAMES_PEER(ld(&v->state))) break_peer(d, node, vi, v);
   if (ld(&v->state) != HOSTIF_VI_FREE) st(&v->state, HOSTIF_VI_IDLE);
 }
 
@@ -119,7 +115,7 @@ void vitab_reap(struct nicd *d) {
       pid_t pid = (pid_t)v->owner_pid;
       if (s == HOSTIF_VI_FREE || pid <= 0) continue;
       if (!vitab_owner_gone(pid)) continue;
-      if (names_peer(s)) break_peer(d, n, i, v);
+      if (HOSTIF_VI_NAMES_PEER(s)) break_peer(d, n, i, v);
       st(&v->state, HOSTIF_VI_FREE);
     }
 }

@@ -40,7 +40,7 @@ static unsigned claim_entry(struct lnic_dev *d, uint32_t me, bool *reaping) {
     if (owner == 0 && state == HOSTIF_VI_FREE) {
       if (sram_cas32(&e->owner_pid, 0, me)) return i;
     } else if (owner != me && pid_dead(owner)) {
-      if (state == HOSTIF_VI_CONNECTED || state == HOSTIF_VI_ERROR) *reaping = true;
+      if (HOSTIF_VI_NAMES_PEER(state)) *reaping = true;
       else if (sram_cas32(&e->owner_pid, owner, me)) return i;
     }
   }
