@@ -19,10 +19,13 @@ SO=build/lib/libsovia_preload.so
 base=$((30000 + $$ % 20000))
 FAULTS=(--loss 0.01 --dup 0.005 --reorder 0.01 --corrupt 0.001 --seed 11)
 
-start() {
-  C stop >/dev/null 2>&1
-  if C start --loopback -n 2 --port $((base + RANDOM % 500)) --dir "$dir/c" --tag "$tag" -- "$@" \
-      >"$dir/start.log" 2>&1; then return 0; fi
+start() {   # three tries: a port in the ephemeral range may be taken by another test's socket
+  local try
+  for try in 1 2 3; do
+    C stop >/dev/null 2>&1
+    if C start --loopback -n 2 --port $((base + RANDOM % 500)) --dir "$dir/c" --tag "$tag" -- "$@" \
+        >"$dir/start.log" 2>&1; then return 0; fi
+  done
   bad "cluster start: $(cat "$dir/start.log")"
   echo "$pass passed, $fail failed"
   exit 1
