@@ -175,15 +175,20 @@ t_socat() {
   # More connections handed to children than a process has registration records (libnic's
   # NIC_MAX_MR, 255): the parent forgets each one's record (VipxForgetMem)
   local r n=0
+  why=
   for r in $(seq 1 40); do
     for i in 1 2 3 4 5 6 7 8; do
-      (echo "many $i" | on_sovia 1 timeout 10 socat -t 5 - TCP:10.0.0.1:$port >"$run/sof.$i" 2>/dev/null) &
+      (echo "many $i" | on_sovia 1 timeout 10 socat -t 5 - TCP:10.0.0.1:$port >"$run/sof.$i" 2>"$run/sofc.$i"
+       echo "exit $? at $SECONDS s of the script" >>"$run/sofc.$i") &
     done
     wait $(jobs -p | grep -v "^$srv$" | grep -v "^$nicd$") 2>/dev/null
-    for i in 1 2 3 4 5 6 7 8; do [[ $(cat "$run/sof.$i") == "MANY $i" ]] && n=$((n + 1)); done
+    for i in 1 2 3 4 5 6 7 8; do
+      if [[ $(cat "$run/sof.$i") == "MANY $i" ]]; then n=$((n + 1))
+      else why+=" [round $r client $i: '$(head -c 40 "$run/sof.$i")' $(tail -c 200 "$run/sofc.$i" | tr '\n' ' ')]"; fi
+    done
   done
   ((n == 320)) && ok "socat fork: 320 more connections, 8 at a time (more than 255 registration records)" \
-    || bad "socat fork: $n of 320 connections answered: $(grep -v claims "$run/sof.err" | tail -c 300)"
+    || bad "socat fork: $n of 320 connections answered:${why:0:600} server: $(grep -v claims "$run/sof.err" | tail -c 300 | tr '\n' ' ')"
   stop "$srv" TERM 10 && ok "socat fork: SIGTERM: the parent exits" || bad "socat fork: parent hangs"
 }
 
