@@ -1,23 +1,30 @@
 /* In-memory fabric: frames are copied into per-link FIFO queues stamped with their arrival
- * time; poll checks them with hw_link_parse and hands out the good ones. */
+ * time; poll checks them with hw_link_parse and hands out the good ones.
+ * Each link is a single-producer single-consumer queue (a stub node whose `next` is the first
+ * frame; the producer appends after its tail, the consumer pops by making the first frame the
+ * new stub), so the NICs of one fabric may run on different threads as long as each node is
+ * driven by one thread: a node sends (produces) and polls (consumes) from its own thread. */
 #include "memfab.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "link.h"
 
 struct pkt {
-  struct pkt *next;
+  _Atomic(struct pkt *) next;
   uint64_t arrival;
   size_t len;
+  bool stub;                     /* one of the links' first stubs (memfab.stubs): not freed alone */
   uint8_t bytes[];
 };
 
 struct link {
-  struct pkt *head, *tail;
-  unsigned depth;
+  struct pkt *head;              /* consumer's: the stub; head->next is the oldest frame */
+  atomic_uint depth;             /* frames queued: raised before a frame is published */
+  _Alignas(64) struct pkt *tail; /* producer's: the newest frame (the stub when empty) */
   uint64_t last_arrival;
 };
 
@@ -25,13 +32,15 @@ struct memfab {
   struct fabric f;
   uint64_t latency;
   unsigned queue_depth;
-  uint64_t index;
+  atomic_uint_fast64_t index;
   memfab_fault_fn fault;
   void *fault_ctx;
+  memfab_arrival_fn arrival;
+  void *arrival_ctx;
   bool *up;                      /* per node */
   struct link *links;            /* [dst * nodes + src] */
-  struct pkt **held;             /* per node: the frame the last poll returned */
-  struct fabric_counters *cnt;   /* per node */
+  unsigned char *stubs;          /* a stub per link, its first */
+  struct fabric_counters *cnt;   /* per node, written by that node's thread only */
 };
 
 static struct memfab *M(struct fabric *f) { return (struct memfab *)f; }
@@ -40,17 +49,30 @@ static struct link *lnk(struct memfab *m, unsigned src, unsigned dst) {
   return &m->links[(size_t)dst * m->f.nodes + src];
 }
 
+static struct pkt *oldest(struct link *l) {
+  return atomic_load_explicit(&l->head->next, memory_order_acquire);
+}
+
+static void release(struct pkt *p) {
+  if (!p->stub) free(p);
+}
+
+/* The oldest frame, which becomes the link's stub: its bytes stay valid until the next pop. */
+static struct pkt *pop(struct link *l) {
+  struct pkt *p = oldest(l), *old = l->head;
+  l->head = p;
+  atomic_fetch_sub_explicit(&l->depth, 1, memory_order_relaxed);
+  release(old);
+  return p;
+}
+
 static void drop_queue(struct memfab *m, unsigned dst, enum fab_drop why) {
   for (unsigned s = 0; s < m->f.nodes; s++) {
     struct link *l = lnk(m, s, dst);
-    while (l->head) {
-      struct pkt *p = l->head;
-      l->head = p->next;
-      free(p);
+    while (oldest(l)) {
+      pop(l);
       m->cnt[dst].drops[why]++;
     }
-    l->tail = NULL;
-    l->depth = 0;
   }
 }
 
@@ -66,7 +88,7 @@ static int enqueue(struct memfab *m, uint16_t src, uint16_t dst, const uint8_t *
     return -ENETDOWN;
   }
   struct link *l = lnk(m, src, dst);
-  if (l->depth >= m->queue_depth) {
+  if (atomic_load_explicit(&l->depth, memory_order_relaxed) >= m->queue_depth) {
     c->drops[FAB_DROP_QUEUE_FULL]++;
     return -ENOBUFS;
   }
@@ -77,10 +99,11 @@ static int enqueue(struct memfab *m, uint16_t src, uint16_t dst, const uint8_t *
   }
   memcpy(p->bytes, bytes, len);
   p->len = len;
+  p->stub = false;
   if (hooked) {
     c->tx_packets++;
     c->tx_bytes += len;
-    uint64_t idx = m->index++;
+    uint64_t idx = atomic_fetch_add_explicit(&m->index, 1, memory_order_relaxed);
     if (m->fault && m->fault(m->fault_ctx, src, dst, idx, p->bytes, &p->len) == MEMFAB_DROP) {
       free(p);
       c->drops[FAB_DROP_INJECTED]++;
@@ -91,10 +114,11 @@ static int enqueue(struct memfab *m, uint16_t src, uint16_t dst, const uint8_t *
   uint64_t a = now + m->latency;
   if (a < l->last_arrival) a = l->last_arrival; /* FIFO per link */
   p->arrival = l->last_arrival = a;
-  p->next = NULL;
-  if (l->tail) l->tail->next = p; else l->head = p;
+  atomic_init(&p->next, NULL);
+  atomic_fetch_add_explicit(&l->depth, 1, memory_order_relaxed);   /* before the pop's drop */
+  atomic_store_explicit(&l->tail->next, p, memory_order_release);
   l->tail = p;
-  l->depth++;
+  if (m->arrival) m->arrival(m->arrival_ctx, dst);
   return 0;
 }
 
@@ -105,14 +129,16 @@ static int mf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *
   return enqueue(m, src, dst, frame, len, now, true);
 }
 
-/* The link whose head poll would take next, or NULL. */
-static struct link *pick(struct memfab *m, uint16_t node, int from, unsigned *src) {
+/* The link whose oldest frame poll would take next (its arrival in *first), or NULL. */
+static struct link *pick(struct memfab *m, uint16_t node, int from, unsigned *src,
+                         uint64_t *first) {
   struct link *best = NULL;
   for (unsigned s = 0; s < m->f.nodes; s++) {
     if (from >= 0 && (unsigned)from != s) continue;
-    struct link *l = lnk(m, s, node);
-    if (l->head && (!best || l->head->arrival < best->head->arrival)) {
-      best = l;
+    struct pkt *p = oldest(lnk(m, s, node));
+    if (p && (!best || p->arrival < *first)) {
+      best = lnk(m, s, node);
+      *first = p->arrival;
       *src = s;
     }
   }
@@ -122,17 +148,13 @@ static struct link *pick(struct memfab *m, uint16_t node, int from, unsigned *sr
 static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, struct fabric_rx *rx) {
   struct memfab *m = M(f);
   if (node >= f->nodes) return -EINVAL;
-  free(m->held[node]);
-  m->held[node] = NULL;
   if (!m->up[node]) return 0;
   for (;;) {
     unsigned src = 0;
-    struct link *l = pick(m, node, from, &src);
-    if (!l || l->head->arrival > now) return 0;
-    struct pkt *p = l->head;
-    l->head = p->next;
-    if (!l->head) l->tail = NULL;
-    l->depth--;
+    uint64_t first;
+    struct link *l = pick(m, node, from, &src, &first);
+    if (!l || first > now) return 0;
+    struct pkt *p = pop(l);
     struct hw_link_hdr h;
     const uint8_t *payload;
     enum hw_link_err e = hw_link_parse(p->bytes, p->len, &h, &payload);
@@ -142,10 +164,8 @@ static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
                         : e == HW_LINK_ELEN ? FAB_DROP_LENGTH
                                             : FAB_DROP_MALFORMED;
       m->cnt[node].drops[why]++;
-      free(p);
       continue;
     }
-    m->held[node] = p;
     m->cnt[node].rx_packets++;
     m->cnt[node].rx_bytes += p->len;
     rx->src = h.src;
@@ -161,9 +181,9 @@ static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
 static uint64_t mf_next_due(struct fabric *f, uint16_t node, int from) {
   struct memfab *m = M(f);
   unsigned src;
+  uint64_t first;
   if (node >= f->nodes || !m->up[node]) return FAB_NEVER;
-  struct link *l = pick(m, node, from, &src);
-  return l ? l->head->arrival : FAB_NEVER;
+  return pick(m, node, from, &src, &first) ? first : FAB_NEVER;
 }
 
 static bool mf_link_up(struct fabric *f, uint16_t node) {
@@ -186,13 +206,14 @@ static void mf_counters(struct fabric *f, int node, struct fabric_counters *out)
 
 static void mf_close(struct fabric *f) {
   struct memfab *m = M(f);
-  for (unsigned n = 0; n < f->nodes; n++) {
-    drop_queue(m, n, FAB_DROP_LINK_DOWN);
-    free(m->held[n]);
+  for (size_t i = 0; i < (size_t)f->nodes * f->nodes; i++) {
+    struct link *l = &m->links[i];
+    while (oldest(l)) pop(l);
+    release(l->head);
   }
   free(m->up);
   free(m->links);
-  free(m->held);
+  free(m->stubs);
   free(m->cnt);
   free(m);
 }
@@ -216,20 +237,35 @@ struct fabric *memfab_create(const struct memfab_config *cfg) {
   m->f.nodes = n;
   m->latency = cfg->latency_ns;
   m->queue_depth = cfg->queue_depth ? cfg->queue_depth : 4096;
+  atomic_init(&m->index, 0);
   m->up = calloc(n, sizeof *m->up);
-  m->links = calloc((size_t)n * n, sizeof *m->links);
-  m->held = calloc(n, sizeof *m->held);
+  m->links = aligned_alloc(_Alignof(struct link), (size_t)n * n * sizeof *m->links);
+  m->stubs = calloc((size_t)n * n, sizeof(struct pkt));   /* sizeof: a multiple of its alignment */
   m->cnt = calloc(n, sizeof *m->cnt);
-  if (!m->up || !m->links || !m->held || !m->cnt) {
+  if (!m->up || !m->links || !m->stubs || !m->cnt) {
     free(m->up);
     free(m->links);
-    free(m->held);
+    free(m->stubs);
     free(m->cnt);
     free(m);
     return NULL;
   }
   for (unsigned i = 0; i < n; i++) m->up[i] = true;
+  for (size_t i = 0; i < (size_t)n * n; i++) {
+    struct pkt *stub = (struct pkt *)(m->stubs + i * sizeof(struct pkt));
+    atomic_init(&stub->next, NULL);
+    stub->stub = true;
+    struct link *l = &m->links[i];
+    l->head = l->tail = stub;
+    atomic_init(&l->depth, 0);
+    l->last_arrival = 0;
+  }
   return &m->f;
+}
+
+void memfab_set_arrival(struct fabric *f, memfab_arrival_fn fn, void *ctx) {
+  M(f)->arrival = fn;
+  M(f)->arrival_ctx = ctx;
 }
 
 void memfab_set_fault(struct fabric *f, memfab_fault_fn fn, void *ctx) {

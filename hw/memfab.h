@@ -1,6 +1,7 @@
 /* The in-memory fabric: N nodes in one process, a FIFO queue per (source, destination) link,
- * a fixed link latency, and fault-injection hooks for tests. Not thread-safe: one thread
- * drives all the NICs attached to it. */
+ * a fixed link latency, and fault-injection hooks for tests. Each node must be driven by one
+ * thread at a time (its sends and its polls); different nodes may run on different threads.
+ * memfab_set_fault, memfab_set_link and memfab_inject are for a single-threaded user. */
 #ifndef HW_MEMFAB_H
 #define HW_MEMFAB_H
 
@@ -21,9 +22,13 @@ enum memfab_fault { MEMFAB_PASS, MEMFAB_DROP };
 typedef enum memfab_fault (*memfab_fault_fn)(void *ctx, uint16_t src, uint16_t dst,
                                              uint64_t index, uint8_t *frame, size_t *len);
 
+/* Called by the sending thread after a frame is queued for dst (to wake dst's thread). */
+typedef void (*memfab_arrival_fn)(void *ctx, uint16_t dst);
+
 /* NULL on bad configuration or allocation failure. Free with fabric_close. */
 struct fabric *memfab_create(const struct memfab_config *cfg);
 void memfab_set_fault(struct fabric *f, memfab_fault_fn fn, void *ctx);
+void memfab_set_arrival(struct fabric *f, memfab_arrival_fn fn, void *ctx);
 /* Takes a node's link down or up. Frames queued to a node whose link goes down are dropped. */
 int memfab_set_link(struct fabric *f, uint16_t node, bool up);
 /* Appends raw bytes to the (src, dst) link as if they had been sent; for malformed-input tests.

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +44,12 @@ static void usage(FILE *f) {
           "machine's NICs of a cluster joined by UDP) and runs their firmware.\n"
           "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
           "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
-          "      --fast          transfers take no emulated time (benchmarks)\n"
-          "      --coarse        coarse-grained pipelining only (default: fine-grained; with\n"
+          "      --fast          transfers take no emulated time (benchmarks); coarse-grained\n"
+          "                      pipelining unless --fine (with no time to overlap, splitting\n"
+          "                      a packet's DMA only multiplies the events)\n"
+          "      --coarse        coarse-grained pipelining only (default without --fast; with\n"
           "                      --lanai, the image's fw_lanai_fine_mode is cleared at boot)\n"
+          "      --fine          fine-grained pipelining too (default without --fast)\n"
           "      --lanai IMAGE   run the LANai firmware image (make firmware-lanai:\n"
           "                      build/lanai/firmware.img) on an instruction-set simulator\n"
           "                      per NIC (default: the native firmware, built into nicd)\n"
@@ -60,6 +64,9 @@ static void usage(FILE *f) {
           "      --cpus N        firmware processors per NIC, 1 or 2 (as the Tigon's: the send\n"
           "                      side on processor 0, the receive side on 1); default 1, or\n"
           "                      with --timing the profile's `processors`\n"
+          "      --threads N     threads running the NICs, each a share of them (default\n"
+          "                      $VERINIC_NICD_THREADS, else half the CPUs; at most the NICs;\n"
+          "                      one with --udp or --timing)\n"
           "      --run DIR       run directory (default $VERINIC_RUN or /tmp/verinic-<uid>)\n"
           "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
           "      --hosts PATH    name service file (default $VERINIC_HOSTS or DIR/hosts)\n"
@@ -87,6 +94,20 @@ static void usage(FILE *f) {
 
 static struct nicd D;
 
+/* --threads' default: $VERINIC_NICD_THREADS when it is a number from 1 to NICD_MAX_NICS, else
+ * half the processors this process may run on (the other half for the hosts: on two, the
+ * NICs' second thread took the CPU the hosts needed, and small-message streaming lost more
+ * than large-message streaming gained). nicd_loop caps it at the NICs. */
+static unsigned default_threads(void) {
+  const char *e = getenv("VERINIC_NICD_THREADS");
+  char *end;
+  long v = e && *e ? strtol(e, &end, 10) : 0;
+  if (e && *e && *end == 0 && v >= 1 && v <= NICD_MAX_NICS) return (unsigned)v;
+  cpu_set_t set;
+  int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return cpus >= 4 ? (unsigned)(cpus / 2 > NICD_MAX_NICS ? NICD_MAX_NICS : cpus / 2) : 1;
+}
+
 /* --udp's cluster: where the nodes are (the parsed file and the fabric's address list are
  * needed until the fabric is created, D.clu as long as nicd runs). */
 static struct naming_hosts clh;
@@ -113,13 +134,14 @@ static long long number_arg(const char *opt, const char *s, long long lo, long l
 int main(int argc, char **argv) {
   unsigned n = 2;
   uint32_t sram = 0;
-  bool fast = false, coarse = false;
+  bool fast = false, coarse = false, fine = false;
   const char *run = getenv("VERINIC_RUN"), *sock = NULL, *hosts = getenv("VERINIC_HOSTS");
   const char *prefix = "/verinic-nic", *image = NULL;
   long watchdog_ms = DEFAULT_WATCHDOG_MS, trace_nic = -1;
   static const struct option opts[] = {
       {"nics", required_argument, 0, 'n'}, {"sram", required_argument, 0, 's'},
       {"fast", no_argument, 0, 'f'},       {"coarse", no_argument, 0, 'c'},
+      {"fine", no_argument, 0, '7'},
       {"run", required_argument, 0, 'r'},  {"socket", required_argument, 0, 'S'},
       {"hosts", required_argument, 0, 'H'}, {"prefix", required_argument, 0, 'p'}, {"idle-ms", required_argument, 0, 'i'},
       {"verbose", no_argument, 0, 'v'},    {"help", no_argument, 0, 'h'},
@@ -131,11 +153,12 @@ int main(int argc, char **argv) {
       {"corrupt", required_argument, 0, '4'}, {"seed", required_argument, 0, '5'},
       {"timing", required_argument, 0, 't'}, {"trace", required_argument, 0, 'x'},
       {"cpus", required_argument, 0, 'P'}, {"mode", required_argument, 0, 'm'},
-      {"group", required_argument, 0, 'g'},
+      {"group", required_argument, 0, 'g'}, {"threads", required_argument, 0, '6'},
       {0, 0, 0, 0}};
   const char *cluster_file = NULL, *profile_file = NULL, *trace_file = NULL;
   const char *mode = NULL, *group = NULL;
   bool n_given = false, faults_given = false;
+  unsigned threads = 0;   /* --threads; 0: $VERINIC_NICD_THREADS or 1 */
   uint16_t want[NICD_MAX_NICS];
   unsigned nwant = 0;
   struct udpfault_cfg faults = {.seed = 1};
@@ -190,6 +213,7 @@ int main(int argc, char **argv) {
     }
     case 'f': fast = true; break;
     case 'c': coarse = true; break;
+    case '7': fine = true; break;
     case 'r': run = optarg; break;
     case 'S': sock = optarg; break;
     case 'H': hosts = optarg; break;
@@ -212,6 +236,12 @@ int main(int argc, char **argv) {
       D.cpus = (unsigned)v;
       break;
     }
+    case '6': {
+      long long v = number_arg("--threads", optarg, 1, NICD_MAX_NICS);
+      if (v < 0) return 2;
+      threads = (unsigned)v;
+      break;
+    }
     case 'W': watchdog_ms = strtol(optarg, NULL, 10); break;
     case 'T': trace_nic = strtol(optarg, NULL, 10); break;
     case 'h': usage(stdout); return 0;
@@ -232,6 +262,8 @@ int main(int argc, char **argv) {
                        : profile_file && !image          ? "--timing: needs --lanai (the firmware's time is its cycles)"
                        : profile_file && (fast || D.udp) ? "--timing: not with --fast or --udp"
                        : trace_file && !profile_file     ? "--trace: needs --timing"
+                       : threads > 1 && (D.udp || profile_file) ? "--threads: one with --udp or --timing"
+                       : coarse && fine                  ? "--coarse and --fine: choose one"
                                                         : NULL;
   if (misuse) {
     fprintf(stderr, "nicd: %s\n", misuse);
@@ -254,6 +286,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!D.cpus) D.cpus = 1;
+  if (fast && !fine) coarse = true;
+  D.threads = D.udp || D.timing ? 1 : threads ? threads : default_threads();
   struct iss_image img = {0};
   if (image) {
     char err[256];
@@ -457,10 +491,13 @@ int main(int argc, char **argv) {
            (unsigned)udpfab_port(D.fab), D.clu.npeers, D.sock_path, D.hosts_path,
            image ? image : "native");
   } else {
-    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s%s\n", n, prefix, n - 1,
+    unsigned threads_used = D.threads < n ? D.threads : n;
+    printf("nicd: %u NICs (%s0..%u), socket %s, hosts %s, firmware %s%s%s%s", n, prefix, n - 1,
            D.sock_path, D.hosts_path, image ? image : "native",
            D.cpus == 2 ? " on 2 processors" : "",
            D.timing ? ", timing mode: " : "", D.timing ? prof.name : "");
+    if (threads_used > 1) printf(", %u threads", threads_used);
+    printf("\n");
   }
   fflush(stdout);
   D.t0 = futex_now_ns();

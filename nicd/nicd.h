@@ -118,6 +118,7 @@ struct nicd {
   void *vt_trace;               /* --trace: FILE * of the engines' busy intervals */
   struct lanai_nic cpu[NICD_MAX_NICS];
   unsigned cpus;                /* --cpus: firmware processors per NIC (1 or 2) */
+  unsigned threads;             /* --threads: threads running the NICs (loop.c) */
   struct fw_board bd1[NICD_MAX_NICS];  /* --cpus 2, native: processor 1's view of each NIC */
   struct lanai_nic cpu1[NICD_MAX_NICS]; /* --cpus 2 --lanai: each NIC's second processor */
   uint64_t t0;
@@ -150,8 +151,8 @@ int udpwake_start(int fd, struct hw_regs **regs);
 bool udpwake_take(struct hw_regs *regs);
 void udpwake_stop(void);
 
-/* loop.c: runs the firmware of every NIC until nicd_stop; sleeps on the NICs' doorbell
- * futexes when nothing is due soon. */
+/* loop.c: runs the firmware of every NIC until nicd_stop, on d->threads threads (each a
+ * share of the NICs); sleeps on the NICs' doorbell futexes when nothing is due soon. */
 void nicd_loop(struct nicd *d);
 
 /* cpus2.c: --cpus 2 with the native firmware: NIC i gets its second processor (the routing of

@@ -50,3 +50,21 @@ ON_LANAI_CPUS2 := $(foreach t,$(ON_LANAI_CPUS2_SUITES),$(call on_lanai_cpus2_nam
 TEST_BINS += $(ON_LANAI_CPUS2)
 TESTS     += $(ON_LANAI_CPUS2)
 $(foreach t,$(ON_LANAI_CPUS2_SUITES),$(eval $(call env_suite_rule,$(t),$(call on_lanai_cpus2_name,$(t)),VERINIC_FIRMWARE=lanai VERINIC_CPUS=2,two LANai processors)))
+
+# --- end-to-end suites on two nicd threads ----------------------------------------------------
+# build/tests/on-threads/<suite>.threads2.sh runs the suite with VERINIC_NICD_THREADS=2: its
+# nicd runs its NICs on two threads (nicd --threads, nicd/loop.c), a benchmark's two ends on
+# different threads, frames crossing between them through hw/memfab's queues.
+ON_THREADS2_SUITES := $(B)/tests/vipl/test_vipl_e2e $(B)/tests/vipl/test_vipl_reliable \
+                      $(B)/tests/vipl/test_vipl_rdma $(B)/tests/vipl/test_vipl_notify \
+                      $(B)/tests/sovia_lib/test_sovia_lib tests/sovia_lib/echo.sh \
+                      tests/sovia_apps/apps.sh
+on_threads2_name = $(B)/tests/on-threads/$(notdir $(basename $(1))).threads2.sh
+ON_THREADS2 := $(foreach t,$(ON_THREADS2_SUITES),$(call on_threads2_name,$(t)))
+TEST_BINS += $(ON_THREADS2)
+TESTS     += $(ON_THREADS2)
+$(foreach t,$(ON_THREADS2_SUITES),$(eval $(call env_suite_rule,$(t),$(call on_threads2_name,$(t)),VERINIC_NICD_THREADS=2,two nicd threads)))
+ON_LANAI_THREADS2 := $(B)/tests/on-threads/test_vipl_e2e.lanai-threads2.sh
+TEST_BINS += $(ON_LANAI_THREADS2)
+TESTS     += $(ON_LANAI_THREADS2)
+$(eval $(call env_suite_rule,$(B)/tests/vipl/test_vipl_e2e,$(ON_LANAI_THREADS2),VERINIC_FIRMWARE=lanai VERINIC_NICD_THREADS=2,the LANai firmware on two nicd threads))

@@ -1,5 +1,9 @@
 /* The in-memory fabric: arrival times, per-link FIFO order, source filter, counters, fault
- * injection (drop, corrupt, truncate), malformed input, routing and link-down drops. */
+ * injection (drop, corrupt, truncate), malformed input, routing and link-down drops, and
+ * nodes driven by threads of their own (nicd --threads). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "../../hw/link.h"
@@ -187,11 +191,87 @@ static void routes_and_links(void **state) {
   fabric_close(f);
 }
 
+/* Three nodes, each on a thread of its own, each sending to both others and polling its own
+ * frames: every frame arrives once, whole, in its link's order, and every arrival was told. */
+#define THR_NODES 3
+#define THR_FRAMES 20000u
+
+struct thr_node {
+  struct fabric *f;
+  uint16_t id;
+  uint32_t next_from[THR_NODES];   /* the frame number expected next from each source */
+  unsigned bad;
+  atomic_uint *told;               /* arrival hook calls per destination */
+};
+
+static void told(void *ctx, uint16_t dst) { atomic_fetch_add(&((atomic_uint *)ctx)[dst], 1); }
+
+static void thr_take(struct thr_node *t) {
+  struct fabric_rx rx;
+  while (fabric_poll(t->f, t->id, FAB_ANY, UINT64_MAX - 1, &rx) == 1) {
+    uint32_t want = t->next_from[rx.src]++;
+    uint32_t len = 1 + want % 200;
+    if (rx.frame != want || rx.len != len || rx.payload[0] != (uint8_t)want ||
+        rx.payload[len - 1] != (uint8_t)want)
+      t->bad++;
+  }
+}
+
+static bool thr_all_in(const struct thr_node *t) {
+  for (unsigned s = 0; s < THR_NODES; s++)
+    if (s != t->id && t->next_from[s] != THR_FRAMES) return false;
+  return true;
+}
+
+static void *thr_run(void *arg) {
+  struct thr_node *t = arg;
+  uint8_t payload[256], frame[256 + HW_LINK_OVERHEAD];
+  for (uint32_t k = 0; k < THR_FRAMES; k++) {
+    for (uint16_t d = 0; d < THR_NODES; d++) {
+      if (d == t->id) continue;
+      uint32_t len = 1 + k % 200;
+      memset(payload, (uint8_t)k, len);
+      struct hw_link_hdr h = {.dst = d, .src = t->id, .len = len, .frame = k};
+      size_t n = hw_link_encode(frame, sizeof frame, &h, payload);
+      while (fabric_send(t->f, t->id, d, frame, n, k) == -ENOBUFS) thr_take(t);   /* full */
+    }
+    thr_take(t);
+  }
+  while (!thr_all_in(t)) thr_take(t);
+  return NULL;
+}
+
+static void threads_per_node(void **state) {
+  (void)state;
+  struct fabric *f = mk(THR_NODES, 64);
+  atomic_uint n_told[THR_NODES] = {0};
+  memfab_set_arrival(f, told, n_told);
+  struct thr_node t[THR_NODES] = {0};
+  pthread_t th[THR_NODES];
+  for (uint16_t i = 0; i < THR_NODES; i++) {
+    t[i] = (struct thr_node){.f = f, .id = i, .told = n_told};
+    assert_int_equal(pthread_create(&th[i], NULL, thr_run, &t[i]), 0);
+  }
+  for (unsigned i = 0; i < THR_NODES; i++) pthread_join(th[i], NULL);
+  struct fabric_counters c;
+  for (uint16_t i = 0; i < THR_NODES; i++) {
+    assert_int_equal(t[i].bad, 0);
+    assert_true(thr_all_in(&t[i]));
+    assert_int_equal(atomic_load(&n_told[i]), (THR_NODES - 1) * THR_FRAMES);
+    fabric_counters(f, i, &c);
+    assert_int_equal(c.rx_packets, (THR_NODES - 1) * THR_FRAMES);
+  }
+  fabric_counters(f, FAB_ALL, &c);
+  assert_int_equal(c.tx_packets, c.rx_packets);
+  fabric_close(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(arrival_and_fifo), cmocka_unit_test(many_in_order),
       cmocka_unit_test(source_filter),    cmocka_unit_test(fault_injection),
       cmocka_unit_test(malformed_input),  cmocka_unit_test(routes_and_links),
+      cmocka_unit_test(threads_per_node),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

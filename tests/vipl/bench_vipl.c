@@ -3,8 +3,8 @@
  * measured in the same run. Ping-pong latency (RTT/2, median and p99) for 4 B..32 KiB and
  * streaming bandwidth for 4 B..1 MiB, printed as one table. Not part of `make test`.
  * `bench_vipl --lanai` (`make bench-lanai`, bench_lanai.c) compares the two firmwares;
- * `--vipl-lat` and `--vipl-bw` run one part of VIPL alone, without TCP and the floors (for
- * profiling the wait path or the data path). */
+ * `--vipl-lat` and `--vipl-bw [SIZE]` run one part of VIPL alone, without TCP and the floors
+ * (for profiling the wait path or the data path). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -121,6 +121,7 @@ uint32_t vrecv(struct vep *e) {
 
 /* Which parts vipl_side runs (--vipl-lat, --vipl-bw: one part alone, for profiling). */
 static bool run_lat = true, run_bw = true;
+static uint32_t bw_only;   /* --vipl-bw SIZE: that size alone */
 
 /* node 0 echoes; node 1 measures and writes its results to fd. */
 static void vipl_side(int node, int fd) {
@@ -151,6 +152,7 @@ static void vipl_side(int node, int fd) {
   for (unsigned bi = 0; run_bw && bi < NBW; bi++) {
     uint32_t sz = bw_sizes[bi];
     unsigned n = iters_bw(sz);
+    if (bw_only && sz != bw_only) continue;
     if (node == 1) {
       double t0 = stats_now_us();
       unsigned credit = 0;
@@ -236,6 +238,7 @@ static void tcp_side(int node, int port, int fd) {
   for (unsigned bi = 0; bi < NBW; bi++) {
     uint32_t sz = bw_sizes[bi];
     unsigned n = iters_bw(sz);
+    if (bw_only && sz != bw_only) continue;
     if (node == 1) {
       double t0 = stats_now_us();
       for (unsigned i = 0; i < n; i++) full_write(s, buf, sz);
@@ -283,13 +286,16 @@ static void tcp_fn(int node, int port, int fd) { tcp_side(node, port, fd); }
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (argc == 2 && strcmp(argv[1], "--lanai") == 0) return bench_lanai();
-  bool vipl_only = argc == 2 && (strcmp(argv[1], "--vipl-lat") == 0 ||
-                                 strcmp(argv[1], "--vipl-bw") == 0);
+  bool vipl_only = argc == 2 && strcmp(argv[1], "--vipl-lat") == 0;
+  if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--vipl-bw") == 0) {
+    vipl_only = true, run_lat = false;
+    if (argc == 3) bw_only = (uint32_t)strtoul(argv[2], NULL, 0);
+  }
   if (argc != 1 && !vipl_only) {
-    fprintf(stderr, "usage: bench_vipl [--lanai | --vipl-lat | --vipl-bw]\n");
+    fprintf(stderr, "usage: bench_vipl [--lanai | --vipl-lat | --vipl-bw [SIZE]]\n");
     return 2;
   }
-  if (vipl_only) run_bw = argv[1][7] == 'b', run_lat = !run_bw;
+  if (vipl_only && run_lat) run_bw = false;
   struct result v, t;
   pid_t nicd = nicd_start(2, true);
   if (nicd <= 0) return 1;
@@ -301,7 +307,7 @@ int main(int argc, char **argv) {
       printf("lat %6u B  median %8.2f us  p99 %8.2f us\n", lat_sizes[i], v.lat_med[i],
              v.lat_p99[i]);
     for (unsigned i = 0; run_bw && i < NBW; i++)
-      printf("bw %8u B  %10.1f MB/s\n", bw_sizes[i], v.bw[i]);
+      if (!bw_only || bw_sizes[i] == bw_only) printf("bw %8u B  %10.1f MB/s\n", bw_sizes[i], v.bw[i]);
     return 0;
   }
   int rt = run_pair(tcp_fn, 20000 + getpid() % 20000, &t);
