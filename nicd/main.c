@@ -47,7 +47,7 @@ static void usage(FILE *f) {
           "      --fast          transfers take no emulated time (benchmarks); coarse-grained\n"
           "                      pipelining unless --fine (with no time to overlap, splitting\n"
           "                      a packet's DMA only multiplies the events)\n"
-          "      --coarse        coarse-grained pipelining only (default without --fast; with\n"
+          "      --coarse        coarse-grained pipelining only (default with --fast; with\n"
           "                      --lanai, the image's fw_lanai_fine_mode is cleared at boot)\n"
           "      --fine          fine-grained pipelining too (default without --fast)\n"
           "      --lanai IMAGE   run the LANai firmware image (make firmware-lanai:\n"
@@ -286,6 +286,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!D.cpus) D.cpus = 1;
+  bool coarse_asked = coarse;
   if (fast && !fine) coarse = true;
   D.threads = D.udp || D.timing ? 1 : threads ? threads : default_threads();
   struct iss_image img = {0};
@@ -437,7 +438,8 @@ int main(int argc, char **argv) {
                 i, image);
         return 1;
       }
-      if (coarse && lanai_patch(&D.cpu[i], image, "fw_lanai_fine_mode", 0) != 0) {
+      /* --fast's coarse mode is a preference: an image without the switch keeps its mode */
+      if (coarse && lanai_patch(&D.cpu[i], image, "fw_lanai_fine_mode", 0) != 0 && coarse_asked) {
         fprintf(stderr, "nicd: --coarse: %s has no fw_lanai_fine_mode in its map\n", image);
         return 1;
       }

@@ -1,7 +1,8 @@
 /* `make bench-vipl`: native VIPL over nicd (--fast: transfers take no emulated time, so this
  * measures the host library, the firmware and the emulation) beside kernel TCP over loopback,
  * measured in the same run. Ping-pong latency (RTT/2, median and p99) for 4 B..32 KiB and
- * streaming bandwidth for 4 B..1 MiB, printed as one table. Not part of `make test`.
+ * streaming bandwidth for 4 B..1 MiB, printed as one table; streaming again with nicd's NICs on
+ * two threads (nicd --threads 2). Not part of `make test`.
  * `bench_vipl --lanai` (`make bench-lanai`, bench_lanai.c) compares the two firmwares;
  * `--vipl-lat` and `--vipl-bw [SIZE]` run one part of VIPL alone, without TCP and the floors
  * (for profiling the wait path or the data path). */
@@ -283,36 +284,48 @@ int run_pair(void (*fn)(int, int, int), int port, struct result *out) {
 void vipl_fn(int node, int port, int fd) { (void)port, vipl_side(node, fd); }
 static void tcp_fn(int node, int port, int fd) { tcp_side(node, port, fd); }
 
+/* VIPL's run on a nicd of `threads` threads (0: nicd's default); lat/bw: the parts run. */
+static int vipl_run(unsigned threads, bool lat, bool bw, struct result *v) {
+  char n[8];
+  snprintf(n, sizeof n, "%u", threads);
+  if (threads) setenv("VERINIC_NICD_THREADS", n, 1);
+  run_lat = lat, run_bw = bw;
+  pid_t nicd = nicd_start(2, true);
+  unsetenv("VERINIC_NICD_THREADS");
+  if (nicd <= 0) return 1;
+  int rv = run_pair(vipl_fn, 0, v);
+  nicd_stop(nicd, false);
+  return rv;
+}
+
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (argc == 2 && strcmp(argv[1], "--lanai") == 0) return bench_lanai();
-  bool vipl_only = argc == 2 && strcmp(argv[1], "--vipl-lat") == 0;
+  bool lat = argc == 2 && strcmp(argv[1], "--vipl-lat") == 0, bw = false;
   if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--vipl-bw") == 0) {
-    vipl_only = true, run_lat = false;
+    bw = true;
     if (argc == 3) bw_only = (uint32_t)strtoul(argv[2], NULL, 0);
   }
-  if (argc != 1 && !vipl_only) {
+  if (argc != 1 && !lat && !bw) {
     fprintf(stderr, "usage: bench_vipl [--lanai | --vipl-lat | --vipl-bw [SIZE]]\n");
     return 2;
   }
-  if (vipl_only && run_lat) run_bw = false;
-  struct result v, t;
-  pid_t nicd = nicd_start(2, true);
-  if (nicd <= 0) return 1;
-  int rv = run_pair(vipl_fn, 0, &v);
-  nicd_stop(nicd, false);
-  if (vipl_only) {   /* VIPL alone: the parts asked for, no TCP, no floors */
-    if (rv) return 1;
-    for (unsigned i = 0; run_lat && i < NLAT; i++)
+  struct result v, v2 = {0}, t;
+  if (lat || bw) {   /* VIPL alone: the part asked for, no TCP, no floors */
+    if (vipl_run(0, lat, bw, &v)) return 1;
+    for (unsigned i = 0; lat && i < NLAT; i++)
       printf("lat %6u B  median %8.2f us  p99 %8.2f us\n", lat_sizes[i], v.lat_med[i],
              v.lat_p99[i]);
-    for (unsigned i = 0; run_bw && i < NBW; i++)
+    for (unsigned i = 0; bw && i < NBW; i++)
       if (!bw_only || bw_sizes[i] == bw_only) printf("bw %8u B  %10.1f MB/s\n", bw_sizes[i], v.bw[i]);
     return 0;
   }
+  int rv = vipl_run(0, true, true, &v);
+  int rv2 = vipl_run(2, false, true, &v2);
   int rt = run_pair(tcp_fn, 20000 + getpid() % 20000, &t);
-  if (rv || rt) {
-    fprintf(stderr, "bench-vipl: a run failed (vipl %d, tcp %d)\n", rv, rt);
+  if (rv || rv2 || rt) {
+    fprintf(stderr, "bench-vipl: a run failed (vipl %d, vipl on 2 threads %d, tcp %d)\n", rv, rv2,
+            rt);
     return 1;
   }
   printf("Ping-pong latency, RTT/2 in microseconds (nicd --fast; TCP over loopback)\n");
@@ -321,15 +334,17 @@ int main(int argc, char **argv) {
   for (unsigned i = 0; i < NLAT; i++)
     printf("%10u | %12.2f %12.2f | %12.2f %12.2f\n", lat_sizes[i], v.lat_med[i], v.lat_p99[i],
            t.lat_med[i], t.lat_p99[i]);
-  printf("\nStreaming bandwidth, MB/s (10^6 bytes/s)\n");
-  printf("%10s | %12s | %12s\n", "size (B)", "VIPL", "TCP");
+  printf("\nStreaming bandwidth, MB/s (10^6 bytes/s); VIPL on nicd's default threads, and on 2\n");
+  printf("%10s | %12s | %12s | %12s\n", "size (B)", "VIPL", "VIPL 2 thr", "TCP");
   for (unsigned i = 0; i < NBW; i++)
-    printf("%10u | %12.1f | %12.1f\n", bw_sizes[i], v.bw[i], t.bw[i]);
+    printf("%10u | %12.1f | %12.1f | %12.1f\n", bw_sizes[i], v.bw[i], v2.bw[i], t.bw[i]);
   double cp = floor_memcpy_mbs(), awake = floor_relay_us(true), polite = floor_relay_us(false);
   printf("\nFloors in the same run: memcpy %.0f MB/s; 3-process relay RTT/2 %.2f us with every "
          "process spinning, %.2f us with the product's wait strategy\n", cp, awake, polite);
   summary_header();
   summary_row("VIPL 1 MiB streaming, MB/s", v.bw[NBW - 1], "memcpy 32 KiB chunks", cp, 0.25, true);
+  summary_row("VIPL 1 MiB streaming, nicd 2 threads", v2.bw[NBW - 1], "memcpy 32 KiB chunks", cp,
+              0.25, true);
   summary_row("VIPL 4 B one-way, us", v.lat_med[0], "relay floor, spinning", awake, 2.0, false);
   summary_row("VIPL 4 B one-way, us", v.lat_med[0], "relay floor, product wait", polite, 2.0,
               false);
