@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 
 #include "bs.h"
+#include "summary.h"
+#include "../tests/vipl/bench_floor.h"
 
 static const struct bs_point *pt(const struct bs_series *s, bool lat, unsigned k) {
   return lat ? &s->r.lat_us[k] : &s->r.bw_mbps[k];
@@ -87,6 +89,13 @@ static void targets(const struct bs_series *s, size_t n, unsigned nsizes) {
            x->label, x->r.lat_us[0].med, t->r.lat_us[0].med,
            x->r.lat_us[0].med < t->r.lat_us[0].med ? "met" : "missed");
   }
+  summary_header();
+  if (v && d)
+    summary_row("SOVIA_DACKS 4 B one-way, us", d->r.lat_us[0].med, "native VIPL", v->r.lat_us[0].med,
+                1.10, false);
+  if (best)   /* Mbps to MB/s */
+    summary_row("SOVIA 32 KB streaming, MB/s", best->r.bw_mbps[last].med / 8, "memcpy 32 KiB chunks",
+                floor_memcpy_mbs(), 0.25, true);
 }
 
 static void write_dat(const char *path, const struct bs_series *s, size_t n, bool lat,

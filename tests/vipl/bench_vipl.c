@@ -343,7 +343,7 @@ int main(int argc, char **argv) {
          "process spinning, %.2f us with the product's wait strategy\n", cp, awake, polite);
   summary_header();
   summary_row("VIPL 1 MiB streaming, MB/s", v.bw[NBW - 1], "memcpy 32 KiB chunks", cp, 0.25, true);
-  summary_row("VIPL 1 MiB streaming, nicd 2 threads", v2.bw[NBW - 1], "memcpy 32 KiB chunks", cp,
+  summary_row("VIPL 1 MiB streaming, 2 threads", v2.bw[NBW - 1], "memcpy 32 KiB chunks", cp,
               0.25, true);
   summary_row("VIPL 4 B one-way, us", v.lat_med[0], "relay floor, spinning", awake, 2.0, false);
   summary_row("VIPL 4 B one-way, us", v.lat_med[0], "relay floor, product wait", polite, 2.0,
