@@ -1,11 +1,47 @@
 /* Internet checksum. A chunk is summed in the host's byte order, eight bytes per load into a
  * 64-bit accumulator (two 32-bit halves per load: since 2^16 = 1 (mod 0xffff), any word size
  * gives the RFC 1071 sum once folded), then byte-swapped into network order on a
- * little-endian host (RFC 1071, "byte order independence"). Chunks are joined by adding
- * their folded sums, the later one byte-swapped when the stream so far has odd length. */
+ * little-endian host (RFC 1071, "byte order independence"). Where the processor has AVX2, the
+ * same 32-bit halves are added four 64-bit lanes at a time (64 bytes per step). Chunks are
+ * joined by adding their folded sums, the later one byte-swapped when the stream so far has
+ * odd length. */
 #include "cksum.h"
 
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The sum of the 32-bit halves of n bytes (a multiple of 64), in 64-bit lanes. */
+__attribute__((target("avx2"))) static uint64_t halves_avx2(const uint8_t *p, size_t n) {
+  const __m256i low = _mm256_set1_epi64x(0xffffffff);
+  __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
+  for (size_t i = 0; i < n; i += 64) {
+    __m256i x = _mm256_loadu_si256((const __m256i *)(p + i));
+    __m256i y = _mm256_loadu_si256((const __m256i *)(p + i + 32));
+    a = _mm256_add_epi64(a, _mm256_add_epi64(_mm256_and_si256(x, low), _mm256_srli_epi64(x, 32)));
+    b = _mm256_add_epi64(b, _mm256_add_epi64(_mm256_and_si256(y, low), _mm256_srli_epi64(y, 32)));
+  }
+  uint64_t l[4];
+  _mm256_storeu_si256((__m256i *)l, _mm256_add_epi64(a, b));
+  return l[0] + l[1] + l[2] + l[3];
+}
+
+/* Bytes of p[0..n) summed by the vector unit into *acc (a multiple of 64, or 0). */
+static size_t vector_part(uint64_t *acc, const uint8_t *p, size_t n) {
+  if (n < 256) return 0;
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2")) return 0;
+  size_t m = n & ~(size_t)63;
+  *acc += halves_avx2(p, m);
+  return m;
+}
+#else
+static size_t vector_part(uint64_t *acc, const uint8_t *p, size_t n) {
+  (void)acc, (void)p, (void)n;
+  return 0;
+}
+#endif
 
 static uint16_t fold(uint64_t s) {
   while (s >> 16) s = (s & 0xffff) + (s >> 16);
@@ -21,7 +57,7 @@ static uint16_t sum_host_order(const uint8_t *p, size_t len) {
   while (len) {
     size_t n = len < (1u << 30) ? len : (1u << 30);
     uint64_t a = 0, b = 0;
-    size_t i = 0;
+    size_t i = vector_part(&a, p, n);   /* 1 GiB of halves: below 2^63 */
     for (; i + 16 <= n; i += 16) {
       uint64_t w0, w1;
       memcpy(&w0, p + i, 8);
