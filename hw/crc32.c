@@ -5,9 +5,13 @@
  * lanes by 512 bits, then one lane by 128, then 128 to 64 bits and a Barrett reduction to 32;
  * the constants are x^k mod P for the bit-reflected polynomial); the rest, and every CRC on
  * other processors, is zlib's crc32_z. Both give the same value for any split of the data.
- * On 4 KiB frames on the development VM: 23.5 GB/s folded, 3.9 GB/s zlib's. */
+ * Where it also has 512-bit carry-less multiplication (AVX-512 VPCLMULQDQ), buffers of 256
+ * bytes and more fold sixteen lanes at once. On 4 KiB frames on the development VM (in cache,
+ * 2026-11-28): 55.7 GB/s wide, 15.6 GB/s with 128-bit folding (23.5 on an idler day), 3.9
+ * GB/s zlib's. */
 #include "crc32.h"
 
+#include <stdbool.h>
 #include <zlib.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -21,26 +25,27 @@ FOLD_TARGET static inline __m128i fold(__m128i x, __m128i k, __m128i next) {
   return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
 }
 
-/* The CRC register (pre-inverted, as zlib's inside) after n bytes, n >= 64 and a multiple of
- * 16. */
-FOLD_TARGET static uint32_t fold_blocks(uint32_t reg, const uint8_t *p, size_t n) {
-  /* The paper's constants for the reflected polynomial: the pairs that fold a lane by 512 and
-   * by 128 bits, the one that folds 64 bits to 32, and Barrett's mu and P. */
-  const __m128i k512 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);
-  const __m128i k128 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+/* The paper's constants for the reflected polynomial: the pairs that fold a lane by 128 bits
+ * and by 512, the one that folds 64 bits to 32, and Barrett's mu and P. The pair for a
+ * distance of D bits is (x^(D+32) mod P, x^(D-32) mod P), bit-reflected and shifted left by
+ * one; K2048 (for four 512-bit registers) was computed so and checked by reproducing the
+ * paper's K128 and K512. */
+#define K128_LO 0x1751997d0
+#define K128_HI 0x0ccaa009e
+#define K512_LO 0x154442bd4
+#define K512_HI 0x1c6e41596
+#define K2048_LO 0x11542778a
+#define K2048_HI 0x1322d1430
+
+/* The register after four lanes x0..x3 (64 bytes of folded state) and the whole 16-byte
+ * blocks of p[0..n): the lanes folded into one, the blocks folded in, then 128 bits to 64 and
+ * a Barrett reduction to 32. */
+FOLD_TARGET static uint32_t finish(__m128i x0, __m128i x1, __m128i x2, __m128i x3,
+                                   const uint8_t *p, size_t n) {
+  const __m128i k128 = _mm_set_epi64x(K128_HI, K128_LO);
   const __m128i k64 = _mm_set_epi64x(0, 0x163cd6124);
   const __m128i barrett = _mm_set_epi64x(0x1f7011641, 0x1db710641);
   const __m128i low32 = _mm_setr_epi32(-1, 0, -1, 0);
-  __m128i x0 = _mm_loadu_si128((const __m128i *)p), x1 = _mm_loadu_si128((const __m128i *)p + 1);
-  __m128i x2 = _mm_loadu_si128((const __m128i *)p + 2), x3 = _mm_loadu_si128((const __m128i *)p + 3);
-  x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)reg));
-  p += 64, n -= 64;
-  for (; n >= 64; p += 64, n -= 64) {
-    x0 = fold(x0, k512, _mm_loadu_si128((const __m128i *)p));
-    x1 = fold(x1, k512, _mm_loadu_si128((const __m128i *)p + 1));
-    x2 = fold(x2, k512, _mm_loadu_si128((const __m128i *)p + 2));
-    x3 = fold(x3, k512, _mm_loadu_si128((const __m128i *)p + 3));
-  }
   x0 = fold(fold(fold(x0, k128, x1), k128, x2), k128, x3);
   for (; n >= 16; p += 16, n -= 16) x0 = fold(x0, k128, _mm_loadu_si128((const __m128i *)p));
   /* 128 bits to 64: the low half multiplied on to the high half. */
@@ -53,6 +58,51 @@ FOLD_TARGET static uint32_t fold_blocks(uint32_t reg, const uint8_t *p, size_t n
   return (uint32_t)_mm_extract_epi32(_mm_xor_si128(x0, q), 1);
 }
 
+/* The CRC register (pre-inverted, as zlib's inside) after n bytes, n >= 64 and a multiple of
+ * 16: four 128-bit lanes folded by 512 bits per 64 bytes. */
+FOLD_TARGET static uint32_t fold_blocks(uint32_t reg, const uint8_t *p, size_t n) {
+  const __m128i k512 = _mm_set_epi64x(K512_HI, K512_LO);
+  __m128i x0 = _mm_loadu_si128((const __m128i *)p), x1 = _mm_loadu_si128((const __m128i *)p + 1);
+  __m128i x2 = _mm_loadu_si128((const __m128i *)p + 2), x3 = _mm_loadu_si128((const __m128i *)p + 3);
+  x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)reg));
+  p += 64, n -= 64;
+  for (; n >= 64; p += 64, n -= 64) {
+    x0 = fold(x0, k512, _mm_loadu_si128((const __m128i *)p));
+    x1 = fold(x1, k512, _mm_loadu_si128((const __m128i *)p + 1));
+    x2 = fold(x2, k512, _mm_loadu_si128((const __m128i *)p + 2));
+    x3 = fold(x3, k512, _mm_loadu_si128((const __m128i *)p + 3));
+  }
+  return finish(x0, x1, x2, x3, p, n);
+}
+
+/* The same with 512-bit carry-less multiplication (VPCLMULQDQ), n >= 256: four registers of
+ * four lanes each, folded by 2048 bits per 256 bytes, then into one register by 512 bits. */
+#define WIDE_TARGET __attribute__((target("pclmul,sse4.1,avx512f,vpclmulqdq")))
+
+WIDE_TARGET static inline __m512i fold512(__m512i x, __m512i k, __m512i next) {
+  __m512i lo = _mm512_clmulepi64_epi128(x, k, 0x00), hi = _mm512_clmulepi64_epi128(x, k, 0x11);
+  return _mm512_ternarylogic_epi64(lo, hi, next, 0x96);   /* lo ^ hi ^ next */
+}
+
+WIDE_TARGET static uint32_t fold_blocks_wide(uint32_t reg, const uint8_t *p, size_t n) {
+  const __m512i k2048 = _mm512_broadcast_i32x4(_mm_set_epi64x(K2048_HI, K2048_LO));
+  const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(K512_HI, K512_LO));
+  __m512i z0 = _mm512_loadu_si512(p), z1 = _mm512_loadu_si512(p + 64);
+  __m512i z2 = _mm512_loadu_si512(p + 128), z3 = _mm512_loadu_si512(p + 192);
+  z0 = _mm512_xor_si512(z0, _mm512_castsi128_si512(_mm_cvtsi32_si128((int)reg)));
+  p += 256, n -= 256;
+  for (; n >= 256; p += 256, n -= 256) {
+    z0 = fold512(z0, k2048, _mm512_loadu_si512(p));
+    z1 = fold512(z1, k2048, _mm512_loadu_si512(p + 64));
+    z2 = fold512(z2, k2048, _mm512_loadu_si512(p + 128));
+    z3 = fold512(z3, k2048, _mm512_loadu_si512(p + 192));
+  }
+  z0 = fold512(fold512(fold512(z0, k512, z1), k512, z2), k512, z3);
+  for (; n >= 64; p += 64, n -= 64) z0 = fold512(z0, k512, _mm512_loadu_si512(p));
+  return finish(_mm512_extracti32x4_epi32(z0, 0), _mm512_extracti32x4_epi32(z0, 1),
+                _mm512_extracti32x4_epi32(z0, 2), _mm512_extracti32x4_epi32(z0, 3), p, n);
+}
+
 /* The whole 16-byte blocks of the data, from 64 bytes on, where the processor can fold them.
  * __builtin_cpu_init returns at once once the CPU's features are known (libgcc reads them
  * before main; the call covers a library loaded before that). */
@@ -61,7 +111,8 @@ static size_t folded(uint32_t *crc, const uint8_t *p, size_t len) {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("pclmul") || !__builtin_cpu_supports("sse4.1")) return 0;
   size_t n = len & ~(size_t)15;
-  *crc = ~fold_blocks(~*crc, p, n);
+  bool wide = n >= 256 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq");
+  *crc = ~(wide ? fold_blocks_wide : fold_blocks)(~*crc, p, n);
   return n;
 }
 #else
