@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +64,8 @@ static void usage(FILE *f) {
           "                      side on processor 0, the receive side on 1); default 1, or\n"
           "                      with --timing the profile's `processors`\n"
           "      --threads N     threads running the NICs, each a share of them (default\n"
-          "                      $VERINIC_NICD_THREADS, else half the CPUs; at most the NICs;\n"
-          "                      one with --udp or --timing)\n"
+          "                      $VERINIC_NICD_THREADS, else 1; at most the NICs; one with --udp\n"
+          "                      or --timing; not with SPINE's peer DMA across threads)\n"
           "      --run DIR       run directory (default $VERINIC_RUN or /tmp/verinic-<uid>)\n"
           "      --socket PATH   connection manager socket (default DIR/nicd.sock)\n"
           "      --hosts PATH    name service file (default $VERINIC_HOSTS or DIR/hosts)\n"
@@ -95,17 +94,14 @@ static void usage(FILE *f) {
 static struct nicd D;
 
 /* --threads' default: $VERINIC_NICD_THREADS when it is a number from 1 to NICD_MAX_NICS, else
- * half the processors this process may run on (the other half for the hosts: on two, the
- * NICs' second thread took the CPU the hosts needed, and small-message streaming lost more
- * than large-message streaming gained). nicd_loop caps it at the NICs. */
+ * 1. More threads are for benchmarks: on two cores a second thread took the CPU the hosts
+ * needed (small-message streaming lost more than large-message streaming gained), and SPINE's
+ * peer DMA between NICs of different threads loses packets (README.md). */
 static unsigned default_threads(void) {
   const char *e = getenv("VERINIC_NICD_THREADS");
   char *end;
   long v = e && *e ? strtol(e, &end, 10) : 0;
-  if (e && *e && *end == 0 && v >= 1 && v <= NICD_MAX_NICS) return (unsigned)v;
-  cpu_set_t set;
-  int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  return cpus >= 4 ? (unsigned)(cpus / 2 > NICD_MAX_NICS ? NICD_MAX_NICS : cpus / 2) : 1;
+  return e && *e && *end == 0 && v >= 1 && v <= NICD_MAX_NICS ? (unsigned)v : 1;
 }
 
 /* --udp's cluster: where the nodes are (the parsed file and the fabric's address list are
@@ -500,6 +496,9 @@ int main(int argc, char **argv) {
            D.timing ? ", timing mode: " : "", D.timing ? prof.name : "");
     if (threads_used > 1) printf(", %u threads", threads_used);
     printf("\n");
+    if (threads_used > 1)
+      fprintf(stderr, "nicd: note: with --threads, SPINE's peer DMA between NICs of different "
+                      "threads is not supported (nicd/README.md)\n");
   }
   fflush(stdout);
   D.t0 = futex_now_ns();
