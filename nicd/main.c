@@ -96,7 +96,7 @@ static struct nicd D;
 /* --threads' default: $VERINIC_NICD_THREADS when it is a number from 1 to NICD_MAX_NICS, else
  * 1. More threads are for benchmarks: on two cores a second thread took the CPU the hosts
  * needed (small-message streaming lost more than large-message streaming gained), and SPINE's
- * peer DMA between NICs of different threads loses packets (README.md). */
+ * peer DMA between NICs of different threads loses packets (nicd/README.md). */
 static unsigned default_threads(void) {
   const char *e = getenv("VERINIC_NICD_THREADS");
   char *end;
