@@ -29,11 +29,20 @@ check "--timing without --lanai: '$out'" test "$rc" -eq 2 -a \
 
 first=$(VERINIC_TIMING_TRACE="$work/trace" $BP det "$PROF" 2>&1 | grep '^latency') || true
 check "timing run: '$first'" test -n "$first"
-# The PANIC figures and VIPL's medians; VIPL's p99 may move by the few microseconds by which
-# connection set-up (in real time, nicd/README.md "Timing mode") shifts the first trips.
+# The PANIC figures, exactly, and VIPL's medians. VIPL's p99 may move by the few microseconds by
+# which connection set-up (in real time, nicd/README.md "Timing mode") shifts the first trips,
+# and so, rarely, may its median (one CI run: 486.68 us alone, 487.30 beside two busy loops):
+# the median is compared to within 0.5%.
 panic() {
   VERINIC_FIRMWARE=lanai VERINIC_LANAI_IMAGE="$IMG" VERINIC_TIMING=$PROF timeout 120 $PB 2>&1 |
     awk -F'|' '/ B \|/ { split($4, v, "/"); print $1 "|" $2 "|" $3 "|" v[1] }'
+}
+# same_panic A B: the same PANIC columns, and VIPL medians within 0.5% of each other.
+same_panic() {
+  [[ -n $1 && $(cut -d'|' -f1-3 <<<"$1") == $(cut -d'|' -f1-3 <<<"$2") ]] &&
+    paste -d'|' <(cut -d'|' -f4 <<<"$1") <(cut -d'|' -f4 <<<"$2") |
+      awk -F'|' '{ d = $1 - $2; if (d < 0) d = -d; if ($1 <= 0 || d > 0.005 * $1) bad = 1 }
+                 END { exit bad }'
 }
 pfirst=$(panic) || true
 check "PANIC Fig. 3 in virtual time: $(head -1 <<<"$pfirst")" test "$(wc -l <<<"$pfirst")" -eq 4
@@ -41,7 +50,7 @@ for i in 1 2; do (while :; do :; done) & busy+=($!); done
 second=$($BP det "$PROF" 2>&1 | grep '^latency') || true
 check "deterministic under load: '$first' vs '$second'" test -n "$first" -a "$first" = "$second"
 psecond=$(panic) || true
-check "PANIC deterministic under load" test -n "$pfirst" -a "$pfirst" = "$psecond"
+check "PANIC deterministic under load (VIPL's median within 0.5%)" same_panic "$pfirst" "$psecond"
 [[ "$pfirst" = "$psecond" ]] || diff <(echo "$pfirst") <(echo "$psecond")
 
 check "trace: processor and host DMA intervals" \
