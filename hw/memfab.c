@@ -1,9 +1,9 @@
 /* In-memory fabric: frames are copied into per-link FIFO queues stamped with their arrival
  * time; poll checks them with hw_link_parse and hands out the good ones.
- * Each link is a single-producer single-consumer queue (a stub node whose `next` is the first
- * frame; the producer appends after its tail, the consumer pops by making the first frame the
- * new stub), so the NICs of one fabric may run on different threads as long as each node is
- * driven by one thread: a node sends (produces) and polls (consumes) from its own thread. */
+ * Each link is a single-producer single-consumer queue: a sentinel node whose `next` is the
+ * first frame; the producer appends after its tail, the consumer pops by making the first
+ * frame the new sentinel. So the NICs of one fabric may run on different threads as long as
+ * each node is driven by one thread: a node sends (produces) and polls (consumes) from it. */
 #include "memfab.h"
 
 #include <errno.h>
@@ -17,14 +17,14 @@ struct pkt {
   _Atomic(struct pkt *) next;
   uint64_t arrival;
   size_t len;
-  bool stub;                     /* one of the links' first stubs (memfab.stubs): not freed alone */
+  bool pooled;                   /* one of memfab.sentinels: freed with the fabric, not alone */
   uint8_t bytes[];
 };
 
 struct link {
-  struct pkt *head;              /* consumer's: the stub; head->next is the oldest frame */
+  struct pkt *head;              /* consumer's: the sentinel; head->next is the oldest frame */
   atomic_uint depth;             /* frames queued: raised before a frame is published */
-  _Alignas(64) struct pkt *tail; /* producer's: the newest frame (the stub when empty) */
+  _Alignas(64) struct pkt *tail; /* producer's: the newest frame (the sentinel when empty) */
   uint64_t last_arrival;
 };
 
@@ -39,7 +39,7 @@ struct memfab {
   void *arrival_ctx;
   bool *up;                      /* per node */
   struct link *links;            /* [dst * nodes + src] */
-  unsigned char *stubs;          /* a stub per link, its first */
+  unsigned char *sentinels;      /* each link's first sentinel, allocated together */
   struct fabric_counters *cnt;   /* per node, written by that node's thread only */
 };
 
@@ -54,10 +54,10 @@ static struct pkt *oldest(struct link *l) {
 }
 
 static void release(struct pkt *p) {
-  if (!p->stub) free(p);
+  if (!p->pooled) free(p);
 }
 
-/* The oldest frame, which becomes the link's stub: its bytes stay valid until the next pop. */
+/* The oldest frame, which becomes the link's sentinel: its bytes stay valid until the next pop. */
 static struct pkt *pop(struct link *l) {
   struct pkt *p = oldest(l), *old = l->head;
   l->head = p;
@@ -99,7 +99,7 @@ static int enqueue(struct memfab *m, uint16_t src, uint16_t dst, const uint8_t *
   }
   memcpy(p->bytes, bytes, len);
   p->len = len;
-  p->stub = false;
+  p->pooled = false;
   if (hooked) {
     c->tx_packets++;
     c->tx_bytes += len;
@@ -213,7 +213,7 @@ static void mf_close(struct fabric *f) {
   }
   free(m->up);
   free(m->links);
-  free(m->stubs);
+  free(m->sentinels);
   free(m->cnt);
   free(m);
 }
@@ -240,23 +240,23 @@ struct fabric *memfab_create(const struct memfab_config *cfg) {
   atomic_init(&m->index, 0);
   m->up = calloc(n, sizeof *m->up);
   m->links = aligned_alloc(_Alignof(struct link), (size_t)n * n * sizeof *m->links);
-  m->stubs = calloc((size_t)n * n, sizeof(struct pkt));   /* sizeof: a multiple of its alignment */
+  m->sentinels = calloc((size_t)n * n, sizeof(struct pkt));   /* a multiple of its alignment */
   m->cnt = calloc(n, sizeof *m->cnt);
-  if (!m->up || !m->links || !m->stubs || !m->cnt) {
+  if (!m->up || !m->links || !m->sentinels || !m->cnt) {
     free(m->up);
     free(m->links);
-    free(m->stubs);
+    free(m->sentinels);
     free(m->cnt);
     free(m);
     return NULL;
   }
   for (unsigned i = 0; i < n; i++) m->up[i] = true;
   for (size_t i = 0; i < (size_t)n * n; i++) {
-    struct pkt *stub = (struct pkt *)(m->stubs + i * sizeof(struct pkt));
-    atomic_init(&stub->next, NULL);
-    stub->stub = true;
+    struct pkt *sentinel = (struct pkt *)(m->sentinels + i * sizeof(struct pkt));
+    atomic_init(&sentinel->next, NULL);
+    sentinel->pooled = true;
     struct link *l = &m->links[i];
-    l->head = l->tail = stub;
+    l->head = l->tail = sentinel;
     atomic_init(&l->depth, 0);
     l->last_arrival = 0;
   }

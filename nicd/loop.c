@@ -40,7 +40,6 @@ struct part {
 };
 
 static struct part parts[NICD_MAX_NICS];
-static unsigned nparts;
 static unsigned part_of[NICD_MAX_NICS];   /* by NIC index */
 static _Thread_local const struct part *self;
 
@@ -114,7 +113,6 @@ static void *part_main(void *arg) {
 /* Parts of nearly equal size, in NIC order: a pair of NICs that talk (a benchmark's two
  * ends, NICs 0 and 1) lands in two parts when there are two. */
 static void split(struct nicd *d, unsigned k) {
-  nparts = k;
   for (unsigned j = 0, first = 0; j < k; j++) {
     unsigned n = d->n / k + (j < d->n % k);
     parts[j] = (struct part){.d = d, .first = first, .n = n};

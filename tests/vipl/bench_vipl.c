@@ -239,7 +239,6 @@ static void tcp_side(int node, int port, int fd) {
   for (unsigned bi = 0; bi < NBW; bi++) {
     uint32_t sz = bw_sizes[bi];
     unsigned n = iters_bw(sz);
-    if (bw_only && sz != bw_only) continue;
     if (node == 1) {
       double t0 = stats_now_us();
       for (unsigned i = 0; i < n; i++) full_write(s, buf, sz);
