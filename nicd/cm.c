@@ -274,6 +274,16 @@ static void do_reject(int c, unsigned id) {
   r->used = false;
 }
 
+/* PASS: the client that took a request gives it back untouched; the next WAIT on its address
+ * takes it (a process closing its copy of a listener that others still serve). */
+static void do_pass(int c, unsigned id) {
+  struct req *r = find_req((int)id);
+  if (!r || !r->taken || r->taker != c || r->accepting) { reply(c, "ERR NOMATCH no such request"); return; }
+  r->taken = false;
+  reply(c, "OK");
+  reoffer(r);
+}
+
 /* FABRIC: the transport's counters (CONNECT.md). Read while the firmware loop runs: each is
  * one aligned 64-bit word, at most a pass old. */
 static void do_fabric(int c) {
@@ -434,6 +444,7 @@ static void handle_line(int c, char *line) {
   case CM_CONNECT: do_connect(c, q.n[0], q.n[1], q.n[2], q.s[0], q.s[1]); break;
   case CM_ACCEPT: do_accept(c, q.n[0], q.n[1], q.n[2]); break;
   case CM_REJECT: do_reject(c, q.n[0]); break;
+  case CM_PASS: do_pass(c, q.n[0]); break;
   case CM_DISCONNECT:
     if (!vitab_vi(D, q.n[0], q.n[1])) { reply(c, "ERR INVAL no such VI"); break; }
     vitab_disconnect(D, q.n[0], q.n[1]);

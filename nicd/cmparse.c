@@ -9,8 +9,8 @@
 static const struct line_shape shapes[] = {
     {"PING", CM_PING, ""},         {"RESOLVE", CM_RESOLVE, "s"}, {"STATS", CM_STATS, "n"},
     {"WAIT", CM_WAIT, "ns"},       {"CONNECT", CM_CONNECT, "nnnss"},
-    {"ACCEPT", CM_ACCEPT, "nnn"},  {"REJECT", CM_REJECT, "n"},   {"DISCONNECT", CM_DISCONNECT, "nn"},
-    {"FABRIC", CM_FABRIC, ""},     {"PEER", CM_PEER, "n"},
+    {"ACCEPT", CM_ACCEPT, "nnn"},  {"REJECT", CM_REJECT, "n"},   {"PASS", CM_PASS, "n"},
+    {"DISCONNECT", CM_DISCONNECT, "nn"}, {"FABRIC", CM_FABRIC, ""}, {"PEER", CM_PEER, "n"},
 };
 
 enum cm_verb cm_parse(char *line, struct cm_req *r) {

@@ -231,7 +231,7 @@ int line_parse(char *line, const struct line_shape *shapes, size_t nshapes, int 
 
 /* cmparse.c: one request line of the connection manager (CONNECT.md), split in place. */
 enum cm_verb { CM_BAD, CM_PING, CM_RESOLVE, CM_STATS, CM_WAIT, CM_CONNECT, CM_ACCEPT, CM_REJECT,
-               CM_DISCONNECT, CM_FABRIC, CM_PEER, CM_NVERBS };
+               CM_PASS, CM_DISCONNECT, CM_FABRIC, CM_PEER, CM_NVERBS };
 struct cm_req {
   enum cm_verb verb;
   unsigned n[3];          /* the numbers, in order */

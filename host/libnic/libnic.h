@@ -9,6 +9,7 @@
 #define LIBNIC_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -193,6 +194,14 @@ bool lnic_vi_peer_settling(struct lnic_vi *v);
  * (the NIC adopts them while it has nothing of the VI in progress). Lock held; VI not
  * CONNECTED. */
 void lnic_vi_resync(struct lnic_vi *v);
+
+/* ---- threads (nic_thread.c) ---- */
+/* Every thread of the host libraries starts here: with the asynchronous signals blocked, so
+ * that the application's handlers run on its own threads only. rc as pthread_create's. */
+int lnic_thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void *arg);
+/* The signals a library holds from the application: all but those a faulting instruction
+ * raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS). */
+void lnic_async_signals(sigset_t *set);
 
 /* ---- waiting (without the lock) ---- */
 /* Waits for the NIC to signal one of the VIs in vi_mask (bit i = VI i), at most timeout_ns

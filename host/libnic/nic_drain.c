@@ -66,7 +66,7 @@ static void *drainer_main(void *arg) {
 void lnic_drainer_kick(struct lnic_dev *d) {
   if (d->dead || d->drainer_stop) return;
   if (!d->drainer_running) {
-    if (pthread_create(&d->drainer, NULL, drainer_main, d) != 0) return;   /* callers drain */
+    if (lnic_thread_start(&d->drainer, false, drainer_main, d) != 0) return;   /* callers drain */
     d->drainer_running = true;
   }
   if (d->drainer_idle) pthread_cond_signal(&d->drain_cond);   /* else it looks by itself */

@@ -4,7 +4,7 @@ SOVIA_OBJS     := $(SOVIA_SRCS:%.c=$(B)/obj/%.o)
 SOVIA_SAN_OBJS := $(SOVIA_SRCS:%.c=$(B)/san/%.o)
 SOVIA_LIB      := $(B)/lib/libsovia.a
 SOVIA_LIB_SAN  := $(B)/san/lib/libsovia.a
-SOVIA_INCLUDES := -Ihost/sovia -Ihost/vipl   # literal: host/vipl/module.mk is read after this one
+SOVIA_INCLUDES := -Ihost/sovia -Ihost/vipl -Ihost/libnic   # literal: host/vipl/module.mk is read after this one
 BINS           += $(SOVIA_LIB)
 
 $(B)/obj/host/sovia/%.o $(B)/san/host/sovia/%.o $(B)/pic/host/sovia/%.o: INCLUDES += $(SOVIA_INCLUDES)
@@ -29,7 +29,7 @@ BINS             += $(SOVIA_PRELOAD)
 $(B)/pic/host/vipl/%.o: INCLUDES += -Ihost/vipl -Ihost/libnic
 $(B)/pic/host/libnic/%.o: INCLUDES += -Ihost/libnic
 $(B)/pic/host/eudp/%.o: INCLUDES += -Ihost/eudp -Ihost/libnic
-$(B)/pic/host/sovia/preload_udp.o: INCLUDES += -Ihost/eudp -Ihost/libnic   # E-UDP (host/eudp)
+$(B)/pic/host/sovia/preload_udp.o: INCLUDES += -Ihost/eudp   # E-UDP (host/eudp)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -55,6 +55,8 @@ bool pl_ip_local(uint32_t ip_be);
 /* An address the fabric takes as IPv4 (AF_INET, or AF_INET6 ::, ::1 and ::ffff:a.b.c.d), as a
  * sockaddr_in in *out; false for any other. */
 bool pl_to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out);
+/* Whether the application ever gave a signal handler of its own (preload_sig.c). */
+bool pl_signals_handled(void);
 void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
 void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "eudp.h"
+#include "libnic.h"
 #include "naming.h"
 #include "preload.h"
 
@@ -139,11 +140,7 @@ static int udp_init(void) {
   if (tok4 >= 0) pl_mark(tok4, K_KERNEL);
   if (tok6 >= 0) pl_mark(tok6, K_KERNEL);
   pthread_t t;
-  pthread_attr_t at;
-  pthread_attr_init(&at);
-  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&t, &at, notifier, NULL) == 0) notifier_on = true;
-  pthread_attr_destroy(&at);
+  if (lnic_thread_start(&t, true, notifier, NULL) == 0) notifier_on = true;
   return notifier_on ? 0 : -EAGAIN;
 }
 

@@ -5,7 +5,11 @@
  * notifier (an eventfd, sv_notify.c) added to the kernel set so that a sleeping epoll_wait
  * wakes when a SOVIA socket may have become ready. Level- and edge-triggered (an edge: the
  * socket's readiness sequence moved, or a bit came up, since it was last reported),
- * EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE and EPOLLWAKEUP are accepted without effect. */
+ * EPOLLONESHOT, EPOLLRDHUP; EPOLLEXCLUSIVE and EPOLLWAKEUP are accepted without effect.
+ * Signals reach the application where a kernel wait would take them, in the sleep: while the
+ * shim works (SOVIA's lock, malloc) they are held, so that a handler that forks or allocates
+ * never runs inside it (PostgreSQL 15's postmaster reaps and forks in its SIGCHLD handler and
+ * unblocks signals only around select()). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -19,12 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libnic.h"
 #include "preload.h"
 #include "sovia.h"
 
 PL_REAL(int, poll, struct pollfd *, nfds_t, int)
 PL_REAL(int, ppoll, struct pollfd *, nfds_t, const struct timespec *, const sigset_t *)
 PL_REAL(int, select, int, fd_set *, fd_set *, fd_set *, struct timeval *)
+PL_REAL(int, pselect, int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *)
 PL_REAL(int, epoll_ctl, int, int, int, struct epoll_event *)
 PL_REAL(int, epoll_wait, int, struct epoll_event *, int, int)
 PL_REAL(int, epoll_pwait, int, struct epoll_event *, int, int, const sigset_t *)
@@ -35,8 +41,23 @@ static bool any_sovia(const struct pollfd *fds, nfds_t n) {
   return false;
 }
 
-int poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
-  if (!any_sovia(fds, n)) return PL_CALL(poll)(fds, n, timeout_ms);
+/* Holds the asynchronous signals when the application handles any (or asked for a mask of
+ * its own); *caller gets its mask. Whether it held them. */
+static bool hold(bool asked, sigset_t *caller) {
+  if (!asked && !pl_signals_handled()) return false;
+  sigset_t held;
+  lnic_async_signals(&held);
+  return pthread_sigmask(SIG_BLOCK, &held, caller) == 0;
+}
+
+static void release(bool held, const sigset_t *caller) {
+  int e = errno;
+  if (held) pthread_sigmask(SIG_SETMASK, caller, NULL);
+  errno = e;
+}
+
+/* poll with SOVIA members; mask: ppoll's, for the sleep. */
+static int poll_sovia(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask) {
   struct pollfd *t = malloc(n * sizeof *t);
   if (!t) return errno = ENOMEM, -1;
   for (nfds_t i = 0; i < n; i++) {
@@ -44,10 +65,18 @@ int poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
     struct pfd *p = pl_sov(fds[i].fd);
     if (p) t[i].fd = p->sfd;
   }
-  int r = sovia_poll(t, n, timeout_ms);
+  sigset_t caller;
+  bool held = hold(mask != NULL, &caller);
+  int r = sovia_ppoll(t, n, timeout_ms, !held ? NULL : mask ? mask : &caller);
+  release(held, &caller);
   for (nfds_t i = 0; i < n; i++) fds[i].revents = r >= 0 ? t[i].revents : 0;
   free(t);
   return r;
+}
+
+int poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
+  if (!any_sovia(fds, n)) return PL_CALL(poll)(fds, n, timeout_ms);
+  return poll_sovia(fds, n, timeout_ms, NULL);
 }
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen);
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen) {
@@ -63,22 +92,19 @@ static int ms_of(const struct timespec *ts) {
 
 int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask) {
   if (!any_sovia(fds, n)) return PL_CALL(ppoll)(fds, n, ts, mask);
-  sigset_t old;
-  if (mask) pthread_sigmask(SIG_SETMASK, mask, &old);
-  int r = poll(fds, n, ms_of(ts));
-  int e = errno;
-  if (mask) pthread_sigmask(SIG_SETMASK, &old, NULL);
-  errno = e;
-  return r;
+  return poll_sovia(fds, n, ms_of(ts), mask);
 }
 
-/* select over SOVIA sockets: turned into poll. */
-int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
+static bool any_sovia_set(int nfds, fd_set *rd, fd_set *wr, fd_set *ex) {
   bool any = false;
   for (int fd = 0; fd < nfds && fd < PMAXFD && !any; fd++)
     any = pl_sov(fd) && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)) ||
                          (ex && FD_ISSET(fd, ex)));
-  if (!any) return PL_CALL(select)(nfds, rd, wr, ex, tv);
+  return any;
+}
+
+/* select over SOVIA sockets: turned into poll; mask: pselect's. */
+static int select_sovia(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms, const sigset_t *mask) {
   struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
   if (!pf) return errno = ENOMEM, -1;
   nfds_t n = 0;
@@ -87,8 +113,7 @@ int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
                        (wr && FD_ISSET(fd, wr) ? POLLOUT : 0) | (ex && FD_ISSET(fd, ex) ? POLLPRI : 0));
     if (ev) pf[n++] = (struct pollfd){.fd = fd, .events = ev};
   }
-  int ms = tv ? (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000) : -1;
-  int r = poll(pf, n, ms);
+  int r = poll_sovia(pf, n, ms, mask);
   if (r >= 0) {
     if (rd) FD_ZERO(rd);
     if (wr) FD_ZERO(wr);
@@ -102,10 +127,23 @@ int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
       if (ex && (pf[i].events & POLLPRI) && (re & POLLPRI)) FD_SET(pf[i].fd, ex), hit = 1;
       r += hit;
     }
-    if (tv) tv->tv_sec = 0, tv->tv_usec = 0;
   }
   free(pf);
   return r;
+}
+
+int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
+  if (!any_sovia_set(nfds, rd, wr, ex)) return PL_CALL(select)(nfds, rd, wr, ex, tv);
+  int ms = tv ? (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000) : -1;
+  int r = select_sovia(nfds, rd, wr, ex, ms, NULL);
+  if (r >= 0 && tv) tv->tv_sec = 0, tv->tv_usec = 0;
+  return r;
+}
+
+int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts,
+            const sigset_t *mask) {
+  if (!any_sovia_set(nfds, rd, wr, ex)) return PL_CALL(pselect)(nfds, rd, wr, ex, ts, mask);
+  return select_sovia(nfds, rd, wr, ex, ms_of(ts), mask);
 }
 
 /* ---- epoll ---- */
@@ -271,8 +309,9 @@ static int kernel_wait(int epfd, struct epoll_event *out, int max, int ms, const
 
 #define SLICE_MS 50          /* SOVIA's timers and dead peers are looked at this often */
 
-static int wait_mixed(int epfd, struct pl_epoll *e, struct epoll_event *out, int max, int timeout,
-                      const sigset_t *mask) {
+/* mask: for the sleep (the caller holds signals), or NULL. */
+static int wait_held(int epfd, struct pl_epoll *e, struct epoll_event *out, int max, int timeout,
+                     const sigset_t *mask) {
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
@@ -302,6 +341,15 @@ static int wait_mixed(int epfd, struct pl_epoll *e, struct epoll_event *out, int
     }
     if (n) return n;
   }
+}
+
+static int wait_mixed(int epfd, struct pl_epoll *e, struct epoll_event *out, int max, int timeout,
+                      const sigset_t *mask) {
+  sigset_t caller;
+  bool held = hold(mask != NULL, &caller);
+  int r = wait_held(epfd, e, out, max, timeout, !held ? NULL : mask ? mask : &caller);
+  release(held, &caller);
+  return r;
 }
 
 static int any_wait(int epfd, struct epoll_event *out, int max, int timeout, const sigset_t *mask) {

@@ -8,6 +8,7 @@
 #define SOVIA_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -43,6 +44,10 @@ int sovia_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
 int sovia_fcntl(int fd, int cmd, ... /* int arg */);
 /* poll over SOVIA sockets and ordinary descriptors together. */
 int sovia_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
+/* The same for a caller that holds signals while SOVIA works (the shim: an application's
+ * handler must not run inside SOVIA, holding its lock): they are taken only while it sleeps,
+ * under sleepmask, as a kernel poll takes them; any handled signal ends it with EINTR. */
+int sovia_ppoll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *sleepmask);
 /* Readiness of SOVIA sockets for callers that sleep in the kernel (the shim's epoll): every
  * connection progresses once, then each fds[i].revents gets the poll bits of that socket
  * (POLLIN, POLLOUT, POLLERR, POLLHUP, POLLRDHUP; all of them, whatever .events asks; POLLNVAL
@@ -60,9 +65,10 @@ int sovia_nread(int fd);
 /* SOVIA tells the shim when it closes one of its own descriptors (called with its lock held:
  * the hook must not call SOVIA). */
 void sovia_set_fd_hook(void (*closed)(int fd));
-/* The shim counts the signals whose handler does not ask for SA_RESTART: a blocking accept,
- * recv or send, or a poll, that sees the count move returns EINTR, as the kernel's would. */
-void sovia_set_signal_probe(unsigned (*count)(void));
+/* The shim counts the signals the application handles: count(1) every one, count(0) those
+ * whose handler does not ask for SA_RESTART. A blocking accept, recv or send that sees the
+ * latter move returns EINTR, a poll either, as the kernel's would. */
+void sovia_set_signal_probe(unsigned (*count)(int all));
 /* 1 if fd is a SOVIA socket. */
 int sovia_is_socket(int fd);
 /* Whether an IPv4 address (network order) is on the NIC fabric (maps to a node). */

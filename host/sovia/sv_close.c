@@ -101,11 +101,7 @@ void sv_closer_kick(void) {
     pthread_cond_signal(&kick);
     return;
   }
-  pthread_attr_t at;
-  pthread_attr_init(&at);
-  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&G.closer, &at, closer_main, NULL) == 0) G.closer_running = true;
-  pthread_attr_destroy(&at);
+  if (lnic_thread_start(&G.closer, true, closer_main, NULL) == 0) G.closer_running = true;
 }
 
 void sv_closer_comb(uint64_t deadline, uint64_t period_ns) {

@@ -88,11 +88,7 @@ int sv_connect_start(struct sv_sock *s, const struct sockaddr_in *a, unsigned no
   s->so_error = 0;
   if (s->nonblock) {
     pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &at, helper, pc);
-    pthread_attr_destroy(&at);
+    int rc = lnic_thread_start(&t, true, helper, pc);
     if (rc != 0) {
       s->kind = SV_NEW;
       s->pc = NULL;

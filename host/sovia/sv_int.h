@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "libnic.h"   /* lnic_thread_start */
 #include "sovia.h"
 #include "vipl.h"
 
@@ -170,7 +171,7 @@ struct sv_global {
   unsigned armed;             /* callers sleeping on it */
   bool watcher_running;
   bool forked;                /* a fork happened: registration of user memory is off */
-  unsigned (*sig_count)(void);   /* interrupting signals so far (the shim), NULL: none */
+  unsigned (*sig_count)(int all);   /* handled signals so far (the shim), NULL: none */
   _Atomic bool nic_gone;      /* VIPL reported the NIC dead (nicd killed, LANai fault) */
 };
 extern struct sv_global G;
@@ -222,7 +223,9 @@ int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* sv_wait_intr looking every millisecond: for a condition another thread brings about
  * without a completion (the connection thread filling a listener's backlog). */
 int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
-unsigned sv_signals(void);
+/* Signals the application handled so far: every one (all), or those whose handler has no
+ * SA_RESTART (what ends a blocking accept, recv or send; poll and its kin end at any). */
+unsigned sv_signals(bool all);
 
 /* sv_data.c: send and receive paths */
 ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock);

@@ -10,7 +10,9 @@
  * client's connect() waits, as a kernel's full accept queue makes it wait (the SYN dropped and
  * sent again): it completes once accept() makes room, or times out (SOVIA_CONNECT_MS). close()
  * stops the thread by connecting to it (it rejects) and joins it; when the process that
- * listened closes it, the requests still waiting are refused (ECONNREFUSED at the client). */
+ * listened closes it, the requests still waiting are refused (ECONNREFUSED at the client);
+ * another process's copy (after fork) closing while the listener lives gives a request its
+ * thread took meanwhile back to nicd for the others (VipxConnectPass). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+#include "vipl_ext.h"
 
 #define SV_BACKLOG_MAX 64
 
@@ -135,6 +138,11 @@ static void *conn_thread(void *arg) {
       if (stop && pid == (int)getpid()) break;
       continue;              /* another process's listener is stopping: it tries again */
     }
+    if (closing && l->creator != (int)getpid() && sv_listener_alive(l->node, l->port)) {
+      if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: passes a request on (closing)\n", (int)getpid());
+      VipxConnectPass(ch);   /* the listener lives on in other processes: one of them takes it */
+      break;
+    }
     if (closing || full) {    /* a pause (fork) still takes requests: they are this process's */
       if (getenv("SOVIA_DEBUG"))
         fprintf(stderr, "sovia %d: refuses a request (%s)\n", (int)getpid(), closing ? "closing" : "full");
@@ -188,7 +196,7 @@ void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
   l->thr_done = false;
   l->stopper_sent = false;
-  l->thr_started = pthread_create(&l->thr, NULL, conn_thread, l) == 0;
+  l->thr_started = lnic_thread_start(&l->thr, false, conn_thread, l) == 0;
 }
 
 int sv_listen_start(struct sv_sock *s, int backlog) {

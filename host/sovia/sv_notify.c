@@ -68,11 +68,7 @@ void sovia_notify_arm(int on) {
     G.armed++;
     if (!G.watcher_running && G.ready) {
       pthread_t t;
-      pthread_attr_t at;
-      pthread_attr_init(&at);
-      pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-      G.watcher_running = pthread_create(&t, &at, watcher, NULL) == 0;
-      pthread_attr_destroy(&at);
+      G.watcher_running = lnic_thread_start(&t, true, watcher, NULL) == 0;
     }
     pthread_cond_signal(&armed_cv);
   } else if (G.armed) {

@@ -5,12 +5,14 @@
  * bytes, end-of-file or an error wait (POLLRDHUP once the peer sent FIN), writable when a
  * send slot is free; a connecting one neither, until it is connected (or failed: POLLERR); a
  * connection another process claimed after a fork is POLLNVAL here. Waiting progresses the
- * connections and sleeps on the completion queue (only SOVIA sockets) or, for mixed sets, in
- * poll(2) with the readiness notifier (sv_notify.c) among the descriptors. */
+ * connections and sleeps on the completion queue (only SOVIA sockets) or, for mixed sets and
+ * for callers holding signals (sovia_ppoll), in poll(2) with the readiness notifier
+ * (sv_notify.c) among the descriptors. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sv_int.h"
@@ -87,12 +89,13 @@ static int look(struct pollfd *fds, nfds_t n, struct pollfd *k, nfds_t *kmap, nf
   return ready;
 }
 
-/* Sleeps until a kernel descriptor or the notifier is ready, at most ms. */
-static int sleep_mixed(struct pollfd *k, nfds_t nk, int ms) {
+/* Sleeps until a kernel descriptor or the notifier is ready, at most ms, under mask if any. */
+static int sleep_mixed(struct pollfd *k, nfds_t nk, int ms, const sigset_t *mask) {
   int ev = sovia_notify_fd();
   if (ev >= 0) k[nk++] = (struct pollfd){.fd = ev, .events = POLLIN};
   else if (ms > 1) ms = 1;
-  int r = poll(k, nk, ms);
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+  int r = mask ? ppoll(k, nk, &ts, mask) : poll(k, nk, ms);
   if (ev >= 0 && k[nk - 1].revents) {
     uint64_t v;
     ssize_t rd = read(ev, &v, sizeof v);
@@ -102,6 +105,12 @@ static int sleep_mixed(struct pollfd *k, nfds_t nk, int ms) {
 }
 
 int sovia_poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
+  return sovia_ppoll(fds, n, timeout_ms, NULL);
+}
+
+/* sleepmask: the caller holds signals; they arrive only in the kernel's sleep (sleep_mixed),
+ * never on the CQ's futex, where they would wait for the sleep's end. */
+int sovia_ppoll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *sleepmask) {
   struct pollfd *k = calloc(n + 1, sizeof *k);
   nfds_t *kmap = calloc(n + 1, sizeof *kmap);
   if (!k || !kmap) {
@@ -110,7 +119,7 @@ int sovia_poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
     return -1;
   }
   uint64_t deadline = timeout_ms < 0 ? 0 : sv_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-  unsigned sig0 = sv_signals();
+  unsigned sig0 = sv_signals(true);
   int ready;
   for (;;) {
     nfds_t nk;
@@ -118,17 +127,17 @@ int sovia_poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
     if (ready || timeout_ms == 0) break;
     uint64_t now = sv_now_ns();
     if (deadline && now >= deadline) break;
-    if (sv_signals() != sig0) {
+    if (sv_signals(true) != sig0) {
       errno = EINTR;
       ready = -1;
       break;
     }
     int ms = MIXED_SLICE_MS;
     if (deadline && (deadline - now) / 1000000 + 1 < (uint64_t)ms) ms = (int)((deadline - now) / 1000000 + 1);
-    if (nk > 0 || n == 0) {
+    if (nk > 0 || n == 0 || sleepmask) {
       sovia_notify_arm(1);
       ready = look(fds, n, k, kmap, &nk);   /* armed: nothing that changes now is missed */
-      if (!ready) ready = sleep_mixed(k, nk, ms);
+      if (!ready) ready = sleep_mixed(k, nk, ms, sleepmask);
       sovia_notify_arm(0);
       if (ready) break;
     } else if (G.ready) {

@@ -299,9 +299,9 @@ void sv_progress(struct sv_conn *only) {
   }
 }
 
-unsigned sv_signals(void) { return G.sig_count ? G.sig_count() : 0; }
+unsigned sv_signals(bool all) { return G.sig_count ? G.sig_count(all) : 0; }
 
-void sovia_set_signal_probe(unsigned (*count)(void)) {
+void sovia_set_signal_probe(unsigned (*count)(int all)) {
   sv_lock();
   G.sig_count = count;
   sv_unlock();
@@ -328,7 +328,7 @@ static bool legacy_in_use(void) {
  * slice_ms: the longest sleep (a deadline shortens it). */
 static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool intr, bool sends,
                     unsigned slice_ms, bool fresh) {
-  unsigned sig0 = sv_signals();
+  unsigned sig0 = sv_signals(false);
   bool legacy = legacy_in_use();
   for (bool first = true;; first = false) {
     /* fresh: the caller progressed just now; a completion since is still unreported on the
@@ -337,7 +337,7 @@ static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool int
     if (pred(arg)) return 0;
     uint64_t now = sv_now_ns();
     if (deadline && now >= deadline) return -ETIMEDOUT;
-    if (intr && sv_signals() != sig0) return -EINTR;
+    if (intr && sv_signals(false) != sig0) return -EINTR;
     unsigned ms = legacy ? 1 : slice_ms;
     if (deadline && (deadline - now) / 1000000 + 1 < ms) ms = (unsigned)((deadline - now) / 1000000 + 1);
     sv_unlock();

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vipl_ext.h"
 #include "vipl_internal.h"
 
 VIP_RETURN vipl_cm_error(const char *reply) {
@@ -90,15 +91,20 @@ VIP_RETURN VipConnectAccept(VIP_CONN_HANDLE ConnHandle, VIP_VI_HANDLE ViHandle) 
   return r;
 }
 
-VIP_RETURN VipConnectReject(VIP_CONN_HANDLE ConnHandle) {
+/* REJECT or PASS: the request's answer; the handle is freed. */
+static VIP_RETURN conn_answer(VIP_CONN_HANDLE ConnHandle, const char *verb) {
   struct vconn *c = vh_get(ConnHandle, VH_CONN);
   if (!c) return VIP_INVALID_PARAMETER;
   char line[64], reply[256];
-  snprintf(line, sizeof line, "REJECT %u\n", c->id);
+  snprintf(line, sizeof line, "%s %u\n", verb, c->id);
   int rc = vipl_cm_call_now(c->fd, line, reply, sizeof reply, 10000000000ll);
   conn_free(c);
   return rc ? VIP_ERROR_RESOURCE : strncmp(reply, "OK", 2) == 0 ? VIP_SUCCESS : vipl_cm_error(reply);
 }
+
+VIP_RETURN VipConnectReject(VIP_CONN_HANDLE ConnHandle) { return conn_answer(ConnHandle, "REJECT"); }
+
+VIP_RETURN VipxConnectPass(VIP_CONN_HANDLE ConnHandle) { return conn_answer(ConnHandle, "PASS"); }
 
 VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
                              VIP_NET_ADDRESS *RemoteAddr, VIP_ULONG Timeout,

@@ -24,6 +24,13 @@ int VipxOpenNicErrno(void);
  * VIP_INVALID_PARAMETER for a bad handle or a Pid not alive. */
 VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
 
+/* Gives a request VipConnectWait returned back to the connection manager instead of accepting
+ * or rejecting it (the handle is freed): the next VipConnectWait on the same address, in any
+ * process, gets it, and its requester goes on waiting. For a process that stops serving an
+ * address others still serve (SOVIA's copy of a listener closed after a fork).
+ * VIP_NO_MATCH if the request is gone (its requester gave up). */
+VIP_RETURN VipxConnectPass(VIP_CONN_HANDLE ConnHandle);
+
 /* VipCQWait with flags. VIPX_CQ_RECV_ONLY: sleep only until a member receive queue signals,
  * so that a send completion alone does not wake it (one already there when it looks is still
  * reported): for a caller that waits for a message and reaps its sends by polling, as native

@@ -154,7 +154,7 @@ static VIP_RETURN thread_on(struct vnic *n) {
   pthread_cond_init(&n->nt.idle, NULL);
   n->nt.stop = false;
   n->nt.busy = NULL;
-  if (pthread_create(&n->nt.thread, NULL, provider_main, n) != 0) {
+  if (lnic_thread_start(&n->nt.thread, false, provider_main, n) != 0) {
     pthread_cond_destroy(&n->nt.wake);
     pthread_cond_destroy(&n->nt.idle);
     n->nt.pid = 0;

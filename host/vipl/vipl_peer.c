@@ -277,7 +277,7 @@ VIP_RETURN VipConnectPeerRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalA
   if (lnic_alive(p->dev) != 0) r = VIP_ERROR_RESOURCE;
   else if (live(v) || v->pending_connect || lnic_vi_state(v->lv) != HOSTIF_VI_IDLE)
     r = VIP_INVALID_STATE;   /* one request per VI until its result is collected */
-  else if (pthread_create(&p->thread, NULL, peer_main, p) != 0) r = VIP_ERROR_RESOURCE;
+  else if (lnic_thread_start(&p->thread, false, peer_main, p) != 0) r = VIP_ERROR_RESOURCE;
   else v->peer = p;   /* the thread starts once the lock is dropped */
   lnic_unlock(p->dev);
   if (r != VIP_SUCCESS) {

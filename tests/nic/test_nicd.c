@@ -1,6 +1,6 @@
 /* test_nicd.c: nicd as a real process. Starts build/bin/nicd with two NICs (private window
  * names and run directory), maps its windows, connects VIs through the connection manager
- * socket (WAIT/CONNECT/ACCEPT, REJECT, RESOLVE, DISCONNECT), moves messages with raw hostif
+ * socket (WAIT/CONNECT/ACCEPT, REJECT, PASS, RESOLVE, DISCONNECT), moves messages with raw hostif
  * writes and doorbells while waiting on host signals, then stops nicd with SIGTERM and with
  * SIGKILL: a waiting host must see -EPIPE, not hang. Prints "N passed, N failed". */
 #define _GNU_SOURCE
@@ -128,6 +128,26 @@ int main(void) {
   cm_send(s1, line);
   CHECK(!strcmp(cm_read(s1), "OK"), "REJECT");
   CHECK(!strncmp(cm_read(s2), "ERR REJECTED", 12), "rejected requester");
+
+  /* PASS: a request given back goes to the next WAIT; its requester hears only the end */
+  cm_send(s2, "CONNECT 1 4 0 c0ffee -\n");
+  cm_send(s1, "WAIT 0 c0ffee\n");
+  r = cm_read(s1);
+  CHECK(sscanf(r, "OK REQUEST %d 1 4 - 0", &id) == 1, "WAIT before PASS: %s", r);
+  snprintf(line, sizeof line, "PASS %d\n", id);
+  cm_send(s1, line);
+  CHECK(!strcmp(cm_read(s1), "OK"), "PASS");
+  cm_send(s1, line);
+  CHECK(!strncmp(cm_read(s1), "ERR NOMATCH", 11), "PASS again: the request is no longer this client's");
+  int s3 = cm_open(), id2 = -1;
+  cm_send(s3, "WAIT 0 c0ffee\n");
+  r = cm_read(s3);
+  CHECK(sscanf(r, "OK REQUEST %d 1 4 - 0", &id2) == 1 && id2 == id, "the passed request goes to the next WAIT: %s", r);
+  snprintf(line, sizeof line, "REJECT %d\n", id2);
+  cm_send(s3, line);
+  CHECK(!strcmp(cm_read(s3), "OK"), "REJECT after PASS");
+  CHECK(!strncmp(cm_read(s2), "ERR REJECTED", 12), "the requester hears once, at the REJECT");
+  close(s3);
   cm_send(s1, "WAIT 0 c0ffee\n");
   cm_send(s2, "CONNECT 1 2 0 c0ffee ab\n");
   r = cm_read(s1);
