@@ -16,7 +16,7 @@ NEEDS=(
   # unmodified programs over the SOVIA shim (tests/sovia_apps, `make bench-apps`)
   "redis-server:redis-server" "redis-benchmark:redis-tools" "memcached:memcached"
   "memccp:libmemcached-tools" "nginx:nginx-light" "curl:curl" "iperf3:iperf3" "socat:socat"
-  "sockperf:sockperf" "lighttpd:lighttpd" "wrk:wrk" "ab:apache2-utils"
+  "sockperf:sockperf" "lighttpd:lighttpd" "wrk:wrk" "ab:apache2-utils" "node:nodejs"
   "unshare:util-linux" "setpriv:util-linux"
   # a server of its own user over the shim (tests/sovia_apps/users.sh)
   "/usr/lib/postgresql/*/bin/postgres:postgresql" "psql:postgresql-client"

@@ -8,7 +8,8 @@
  * ::, ::1 and v4-mapped addresses (dual stack) and sees its names v4-mapped. Accepted SOVIA
  * connections are handed out under SOVIA's own descriptor (a real eventfd). This file: the
  * table, addressing and the socket calls (socket, bind, listen, accept, connect, close,
- * shutdown, options, names, fcntl, ioctl, dup); preload_io.c the data calls, preload_wait.c
+ * shutdown, options, names, fcntl, ioctl, dup, and the other ways to close: close_range,
+ * closefrom); preload_io.c the data calls, preload_wait.c
  * poll, select and epoll. What SOVIA cannot do fails with an errno and one stderr line. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -33,6 +34,8 @@
 struct pfd pl_tab[PMAXFD];
 
 PL_REAL(int, socket, int, int, int)
+PL_REAL(int, close_range, unsigned, unsigned, int)
+PL_REAL(void, closefrom, int)
 PL_REAL(int, bind, int, const struct sockaddr *, socklen_t)
 PL_REAL(int, listen, int, int)
 PL_REAL(int, accept, int, struct sockaddr *, socklen_t *)
@@ -444,3 +447,24 @@ int dup3(int oldfd, int newfd, int flags) {
   if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
   return dup_done(oldfd, PL_CALL(dup3)(oldfd, newfd, flags));
 }
+
+/* The other ways to close: a SOVIA or E-UDP descriptor among them is closed as close() does.
+ * Past the table, the connection would stay open and the table would go on naming a number
+ * the kernel gives out again (a file opened next would send its writes to the connection).
+ * syscall(SYS_close) and syscall(SYS_close_range) come here too (preload_mmsg.c): libuv, so
+ * node, closes that way. */
+static void close_ours(unsigned first, unsigned last) {
+  for (unsigned fd = first; fd <= last && fd < PMAXFD; fd++)
+    if (pl_sov((int)fd) || pl_udp((int)fd)) close((int)fd);
+}
+
+int close_range(unsigned first, unsigned last, int flags) {
+  if (!(flags & CLOSE_RANGE_CLOEXEC)) close_ours(first, last);
+  return PL_CALL(close_range)(first, last, flags);
+}
+
+void closefrom(int lowfd) {
+  close_ours(lowfd < 0 ? 0 : (unsigned)lowfd, PMAXFD - 1);
+  PL_CALL(closefrom)(lowfd);
+}
+

@@ -233,12 +233,14 @@ ssize_t recvmsg(int fd, struct msghdr *m, int flags) {
 }
 
 /* sendfile to a SOVIA socket: read from the file and send, in 64 KB pieces. Bytes read but
- * not taken (a non-blocking socket filled up) are given back to the file offset. */
-static ssize_t sendfile_sovia(struct pfd *p, int in, off_t *off, size_t count) {
-  static _Thread_local uint8_t buf[65536];
+ * not taken (a non-blocking socket filled up) are given back to the file offset. The piece is
+ * on the heap: thread-local storage of the preloaded shim is reserved in every thread's stack,
+ * and 64 KB of it made programs' small-stack threads fail (node's, EINVAL). */
+#define SENDFILE_PIECE 65536
+static ssize_t sendfile_pieces(struct pfd *p, int in, off_t *off, size_t count, uint8_t *buf) {
   size_t done = 0;
   while (done < count) {
-    size_t want = count - done < sizeof buf ? count - done : sizeof buf;
+    size_t want = count - done < SENDFILE_PIECE ? count - done : SENDFILE_PIECE;
     ssize_t got = off ? pread(in, buf, want, *off) : PL_CALL(read)(in, buf, want);
     if (got < 0) return done ? (ssize_t)done : -1;
     if (got == 0) break;
@@ -253,6 +255,16 @@ static ssize_t sendfile_sovia(struct pfd *p, int in, off_t *off, size_t count) {
     if (sent < got) break;
   }
   return (ssize_t)done;
+}
+
+static ssize_t sendfile_sovia(struct pfd *p, int in, off_t *off, size_t count) {
+  uint8_t *buf = malloc(SENDFILE_PIECE);
+  if (!buf) return errno = ENOMEM, -1;
+  ssize_t r = sendfile_pieces(p, in, off, count, buf);
+  int e = errno;
+  free(buf);
+  errno = e;
+  return r;
 }
 
 ssize_t sendfile(int out, int in, off_t *off, size_t count) {

@@ -2,8 +2,9 @@
  * (preload_io.c), for libc's functions and for syscall(SYS_sendmmsg/SYS_recvmmsg, ...), which
  * libuv (so dig, through BIND's network manager) calls instead. recvmmsg's MSG_WAITFORONE
  * makes every receive after the first non-blocking; its timeout is honoured only between
- * messages (each receive blocks as the socket says). Every other descriptor and system call
- * goes to libc. */
+ * messages (each receive blocks as the socket says). syscall(SYS_close) and
+ * syscall(SYS_close_range), libuv's way to close, go to the shim's close and close_range
+ * (preload.c). Every other descriptor and system call goes to libc. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,6 +76,8 @@ long syscall(long nr, ...) {
   long a[6];
   for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
   va_end(ap);
+  if (nr == SYS_close) return close((int)a[0]);
+  if (nr == SYS_close_range) return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
   if ((nr == SYS_sendmmsg || nr == SYS_recvmmsg) && ours((int)a[0])) {
     if (nr == SYS_sendmmsg)
       return send_all((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3]);

@@ -7,7 +7,7 @@
 # every step runs under `timeout`, so a hang is a failure. A program that is not installed is
 # a failure too (scripts/deps.sh installs them).
 #   tests/sovia_apps/apps.sh [NAME...]   (redis memcached nginx iperf3 python socat sockperf
-#                                         lighttpd; default all). Prints "N passed, N failed".
+#                                         lighttpd node; default all). Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
@@ -227,8 +227,33 @@ LTC
   stop "$srv" TERM 10 && ok "lighttpd: SIGTERM: exits" || bad "lighttpd: hangs in exit"
 }
 
+# node: libuv closes descriptors with syscall(SYS_close) (past close()), and starts a thread
+# with a 32 KiB stack (the shim's thread-local storage must leave room).
+t_node() {
+  need node nodejs || return
+  local port=$((base + 10)) i pids= good=0; SOVIA_PORTS=$port
+  bg_sovia 0 timeout 60 node tests/sovia_apps/node_http.js $port "$run/www" >"$run/node.log" 2>&1
+  local srv=$bg
+  wait_sovia $port && ok "node: http server listens over SOVIA" || bad "node: listens: $(head -c 300 "$run/node.log")"
+  grep -q pthread_create "$run/node.log" && bad "node: a thread of its own failed: $(head -c 200 "$run/node.log")"
+  for i in 1 2 3 4; do
+    on_sovia 1 timeout 20 curl -sS -o "$run/nd$i.out" "http://10.0.0.1:$port/blob" 2>>"$run/nd.err"
+  done
+  for i in 5 6 7 8; do
+    on_sovia 1 timeout 20 curl -sS -o "$run/nd$i.out" "http://10.0.0.1:$port/blob" 2>>"$run/nd.err" &
+    pids="$pids $!"
+  done
+  wait $pids
+  for i in 1 2 3 4 5 6 7 8; do [[ $(sha "$run/nd$i.out") == $(sha "$run/blob") ]] && good=$((good + 1)); done
+  ((good == 8)) && ok "node: 3 MB file by curl 4 times one after another and 4 at once (sha256)" ||
+    bad "node: $good of 8 whole: $(tail -c 300 "$run/nd.err")"
+  v=$(on_sovia 1 timeout 20 curl -sS --data-binary @"$run/blob" "http://10.0.0.1:$port/up" 2>>"$run/nd.err")
+  [[ $v == $(stat -c %s "$run/blob") ]] && ok "node: a 3 MB POST body counted whole ($v)" || bad "node: POST: '$v'"
+  stop "$srv" TERM 10 && ok "node: SIGTERM: exits" || bad "node: hangs in exit"
+}
+
 names=("$@")
-((${#names[@]})) || names=(redis memcached nginx iperf3 python socat sockperf lighttpd)
+((${#names[@]})) || names=(redis memcached nginx iperf3 python socat sockperf lighttpd node)
 for n in "${names[@]}"; do
   t0=$(date +%s)
   "t_$n"

@@ -1,5 +1,6 @@
 # tests/sovia_apps: unmodified Debian programs (redis, memcached, nginx with ab and wrk, iperf3,
-# python3 http.server, socat with and without fork, sockperf, lighttpd) over the SOVIA shim,
+# python3 http.server, socat with and without fork, sockperf, lighttpd, a node.js http server
+# (node_http.js)) over the SOVIA shim,
 # servers on NIC 0 and clients on NIC 1 in empty network namespaces (apps.sh; helpers shared
 # with bench/bench_apps.sh in apps_lib.sh). Needs build/lib/libsovia_preload.so and nicd (BINS).
 TESTS += tests/sovia_apps/apps.sh

@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -292,6 +294,24 @@ static int server(unsigned port) {
   int offm, kids = postmaster(l, 60, &offm);
   CHECK(kids == 60 && offm == 0, "postmaster's signals: %d of 60 children reaped, forked from the SIGCHLD "
         "handler around select(), %d handled off the main thread", kids, offm);
+
+  /* libuv (node) closes with syscall(SYS_close): the number then comes back as a pipe, whose
+   * bytes must go through the kernel, not to the closed listener */
+  long sc = syscall(SYS_close, l);
+  int pq[2] = {-1, -1};
+  char pb2 = 0;
+  bool reused = pipe(pq) == 0 && (pq[0] == l || pq[1] == l);
+  CHECK(sc == 0 && reused && write(pq[1], "z", 1) == 1 && read(pq[0], &pb2, 1) == 1 && pb2 == 'z',
+        "syscall(SYS_close) of the listener: its number, now a pipe's (%d), is the kernel's", l);
+
+  /* node's inspector thread has a 32 KiB stack: the shim's thread-local storage leaves room */
+  pthread_attr_t sa32;
+  pthread_attr_init(&sa32);
+  pthread_attr_setstacksize(&sa32, 32768);
+  pthread_t t32;
+  int trc = pthread_create(&t32, &sa32, blocked_reader, &pq[0]);
+  if (trc == 0 && write(pq[1], "y", 1) == 1) pthread_join(t32, NULL);
+  CHECK(trc == 0, "a thread with a 32 KiB stack starts under the shim (%s)", strerror(trc));
 
   pthread_t t;
   pthread_create(&t, NULL, blocked_reader, &c3);
