@@ -128,6 +128,10 @@ static bool all_closed(void *arg) {
 }
 
 static void at_exit(void) {
+  /* exit() from a signal handler that interrupted a SOVIA call of this thread: its state is
+   * half-changed and its lock this thread's. Nothing is closed in order; nicd breaks the
+   * connections once the process is gone, so the peers still learn of it. */
+  if (sv_lock_mine()) return;
   for (int fd = 0; fd < SV_MAXFD; fd++)
     if (G.socks[fd]) sovia_close(fd);
   const char *l = getenv("SOVIA_LINGER_MS");

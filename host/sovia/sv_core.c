@@ -4,6 +4,7 @@
  * the NIC is gone (the errno of a broken connection). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,8 +15,23 @@
 
 struct sv_global G = {.mu = PTHREAD_MUTEX_INITIALIZER, .evfd = -1};
 
-void sv_lock(void) { pthread_mutex_lock(&G.mu); }
-void sv_unlock(void) { pthread_mutex_unlock(&G.mu); }
+/* Set before the lock is taken and cleared after it is given back, so that a signal anywhere
+ * in between finds it (a signal fence: only this thread's handlers read it). */
+static _Thread_local volatile sig_atomic_t in_lock;
+
+void sv_lock(void) {
+  in_lock = 1;
+  atomic_signal_fence(memory_order_seq_cst);
+  pthread_mutex_lock(&G.mu);
+}
+
+void sv_unlock(void) {
+  pthread_mutex_unlock(&G.mu);
+  atomic_signal_fence(memory_order_seq_cst);
+  in_lock = 0;
+}
+
+bool sv_lock_mine(void) { return in_lock != 0; }
 
 uint64_t sv_now_ns(void) {
   struct timespec ts;

@@ -135,7 +135,15 @@ void sv_conn_forget(struct sv_conn *c) {
   free(c);
 }
 
+/* A fork from a signal handler that interrupted a SOVIA call of this thread (sv_lock_mine):
+ * nothing is prepared; the child goes on with the interrupted call, as the parent does. */
+static bool unprepared;
+
 static void prepare(void) {
+  if (sv_lock_mine()) {
+    unprepared = true;
+    return;
+  }
   sv_lock();
   if (!G.ready) return;
   int me = getpid();
@@ -167,6 +175,10 @@ static void new_cq(void) {
 }
 
 static void parent(void) {
+  if (unprepared) {
+    unprepared = false;
+    return;
+  }
   for (struct sv_conn *c = G.conns; c; c = c->next) c->handed = false;
   if (G.ready) new_cq();
   sv_unlock();
@@ -178,6 +190,10 @@ static void child_listener(struct sv_listener *l) {
 }
 
 static void child(void) {
+  if (unprepared) {
+    unprepared = false;
+    return;
+  }
   int me = getpid();
   sv_closer_forked();
   sv_notify_forked();

@@ -177,6 +177,10 @@ struct sv_global {
 extern struct sv_global G;
 
 /* sv_core.c */
+/* Whether the calling thread holds G.mu, or is taking or giving it back: then a signal handler
+ * interrupted one of its SOVIA calls, and exit() or fork() from that handler must not wait for
+ * the lock (it would never come). */
+bool sv_lock_mine(void);
 int sv_init(void);                       /* opens the NIC once; 0 or -errno. G.mu held */
 uint64_t sv_now_ns(void);
 struct sv_sock *sv_sock_get(int fd);     /* NULL if fd is no SOVIA socket */

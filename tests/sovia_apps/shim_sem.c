@@ -373,9 +373,35 @@ static int client(const char *ip, unsigned port) {
   return done();
 }
 
+/* `shim_sem exitsig PORT USEC`: a non-blocking listener's accept and getsockname in a loop
+ * (each takes the shim's lock) until SIGALRM, USEC microseconds in, whose handler calls
+ * exit(): the shim's exit path must not wait for the lock the interrupted call holds. Exits
+ * 0, or hangs. */
+static void on_alarm(int sig) {
+  (void)sig;
+  exit(0);
+}
+
+static int exitsig(unsigned port, long usec) {
+  int l = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 4)) return 2;
+  signal(SIGALRM, on_alarm);
+  struct itimerval it = {{0, 0}, {usec / 1000000, usec % 1000000}};
+  setitimer(ITIMER_REAL, &it, NULL);
+  fcntl(l, F_SETFL, O_NONBLOCK);
+  for (;;) {
+    struct sockaddr_in n;
+    socklen_t nl = sizeof n;
+    accept(l, NULL, NULL);
+    getsockname(l, (struct sockaddr *)&n, &nl);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "server")) return server((unsigned)atoi(argv[2]));
+  if (argc == 4 && !strcmp(argv[1], "exitsig")) return exitsig((unsigned)atoi(argv[2]), atol(argv[3]));
   if (argc == 4 && !strcmp(argv[1], "client")) return client(argv[2], (unsigned)atoi(argv[3]));
-  fprintf(stderr, "usage: shim_sem server PORT | shim_sem client ADDR PORT\n");
+  fprintf(stderr, "usage: shim_sem server PORT | shim_sem client ADDR PORT | shim_sem exitsig PORT USEC\n");
   return 2;
 }

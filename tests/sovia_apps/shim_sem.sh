@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/sovia_apps/shim_sem.sh: shim_sem (a plain BSD-sockets program, see shim_sem.c) under
 # the shim, server on NIC 0 and client on NIC 1 in empty network namespaces; both must exit 0
-# in time (the server exits with a thread blocked in recv). Prints "N passed, N failed".
+# in time (the server exits with a thread blocked in recv); then `shim_sem exitsig` 20 times
+# (exit() from a signal handler that interrupts the shim). Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
@@ -27,4 +28,11 @@ for f in srv cli; do
 done
 ((src == 0)) && ok "server exited 0 in time" || bad "server exit $src"
 ((crc == 0)) && ok "client exited 0" || bad "client exit $crc"
+# exit() from a SIGALRM handler that interrupts the shim's accept, at 20 moments
+SOVIA_PORTS=$((port + 1)) hung=0
+for i in $(seq 20); do
+  on_sovia 0 timeout 10 "$BIN" exitsig $((port + 1)) $((500 * i)) >>"$run/exitsig.log" 2>&1 || hung=$((hung + 1))
+done
+((hung == 0)) && ok "exit() from a signal handler inside the shim's calls: 20 of 20 ended" ||
+  bad "exit() from a signal handler inside the shim's calls: $hung of 20 hung or failed"
 report
