@@ -70,6 +70,14 @@ static const char *cm_read(int fd) {
   return buf;
 }
 
+/* Sends "VERB ID" on s (REJECT, PASS); its reply. */
+static const char *cm_answer(int s, const char *verb, int id) {
+  char line[64];
+  snprintf(line, sizeof line, "%s %d\n", verb, id);
+  cm_send(s, line);
+  return cm_read(s);
+}
+
 static bool wait_done(struct hwin *w, unsigned vi, bool sq, uint32_t n, int *err) {
   uint64_t until = futex_now_ns() + 10000000000ull;
   while (rh_done(w, vi, sq) < n) {
@@ -123,10 +131,7 @@ int main(void) {
   int id;
   const char *r = cm_read(s1);
   CHECK(sscanf(r, "OK REQUEST %d 1 4 - 0", &id) == 1, "WAIT: %s", r);
-  char line[100];
-  snprintf(line, sizeof line, "REJECT %d\n", id);
-  cm_send(s1, line);
-  CHECK(!strcmp(cm_read(s1), "OK"), "REJECT");
+  CHECK(!strcmp(cm_answer(s1, "REJECT", id), "OK"), "REJECT");
   CHECK(!strncmp(cm_read(s2), "ERR REJECTED", 12), "rejected requester");
 
   /* PASS: a request given back goes to the next WAIT; its requester hears only the end */
@@ -134,24 +139,20 @@ int main(void) {
   cm_send(s1, "WAIT 0 c0ffee\n");
   r = cm_read(s1);
   CHECK(sscanf(r, "OK REQUEST %d 1 4 - 0", &id) == 1, "WAIT before PASS: %s", r);
-  snprintf(line, sizeof line, "PASS %d\n", id);
-  cm_send(s1, line);
-  CHECK(!strcmp(cm_read(s1), "OK"), "PASS");
-  cm_send(s1, line);
-  CHECK(!strncmp(cm_read(s1), "ERR NOMATCH", 11), "PASS again: the request is no longer this client's");
+  CHECK(!strcmp(cm_answer(s1, "PASS", id), "OK"), "PASS");
+  CHECK(!strncmp(cm_answer(s1, "PASS", id), "ERR NOMATCH", 11), "PASS again: the request is no longer this client's");
   int s3 = cm_open(), id2 = -1;
   cm_send(s3, "WAIT 0 c0ffee\n");
   r = cm_read(s3);
   CHECK(sscanf(r, "OK REQUEST %d 1 4 - 0", &id2) == 1 && id2 == id, "the passed request goes to the next WAIT: %s", r);
-  snprintf(line, sizeof line, "REJECT %d\n", id2);
-  cm_send(s3, line);
-  CHECK(!strcmp(cm_read(s3), "OK"), "REJECT after PASS");
+  CHECK(!strcmp(cm_answer(s3, "REJECT", id2), "OK"), "REJECT after PASS");
   CHECK(!strncmp(cm_read(s2), "ERR REJECTED", 12), "the requester hears once, at the REJECT");
   close(s3);
   cm_send(s1, "WAIT 0 c0ffee\n");
   cm_send(s2, "CONNECT 1 2 0 c0ffee ab\n");
   r = cm_read(s1);
   CHECK(sscanf(r, "OK REQUEST %d 1 2 ab 0", &id) == 1, "WAIT: %s", r);
+  char line[100];
   snprintf(line, sizeof line, "ACCEPT %d 0 3\n", id);
   cm_send(s1, line);
   CHECK(!strcmp(cm_read(s1), "OK CONNECTED 1 2"), "ACCEPT reply");
