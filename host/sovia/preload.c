@@ -406,14 +406,16 @@ int fcntl64(int fd, int cmd, ...) {
   return fcntl_any(fd, cmd, arg);
 }
 
-/* FIONBIO (nginx sets non-blocking mode so) and FIONREAD; nothing else on SOVIA sockets. */
+/* FIONBIO (nginx sets non-blocking mode so), FIONREAD, and FIOCLEX/FIONCLEX (libuv sets
+ * close-on-exec so: the descriptor the application holds, as F_SETFD); nothing else on SOVIA
+ * sockets. */
 int ioctl(int fd, unsigned long req, ...) {
   va_list ap;
   va_start(ap, req);
   void *arg = va_arg(ap, void *);
   va_end(ap);
   struct pfd *p = pl_sov(fd);
-  if (!p) return PL_CALL(ioctl)(fd, req, arg);
+  if (!p || req == FIOCLEX || req == FIONCLEX) return PL_CALL(ioctl)(fd, req, arg);
   if (req == FIONBIO && arg) {
     int fl = sovia_fcntl(p->sfd, F_GETFL, 0);
     if (fl < 0) return -1;
@@ -425,7 +427,7 @@ int ioctl(int fd, unsigned long req, ...) {
     *(int *)arg = n;
     return 0;
   }
-  return pl_unsupported("ioctl", "only FIONBIO and FIONREAD", ENOTTY);
+  return pl_unsupported("ioctl", "only FIONBIO, FIONREAD, FIOCLEX and FIONCLEX", ENOTTY);
 }
 
 /* dup2/dup3 onto a SOVIA or E-UDP descriptor close it first; duplicating a SOVIA socket is

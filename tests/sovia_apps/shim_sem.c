@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -196,6 +197,8 @@ static int server(unsigned port) {
   /* sending (blocking from here) */
   int fl = fcntl(c, F_GETFL);
   CHECK(fl >= 0 && (fl & O_NONBLOCK), "accept4(SOCK_NONBLOCK): O_NONBLOCK set");
+  int xr = ioctl(c, FIOCLEX), xf = fcntl(c, F_GETFD);
+  CHECK(xr == 0 && xf >= 0 && (xf & FD_CLOEXEC), "ioctl(FIOCLEX) sets close-on-exec (libuv's way)");
   fcntl(c, F_SETFL, fl & ~O_NONBLOCK);
   int fds[1] = {pp[0]};
   char cm[CMSG_SPACE(sizeof fds)];
