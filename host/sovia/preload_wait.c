@@ -56,8 +56,8 @@ static void release(bool held, const sigset_t *caller) {
   errno = e;
 }
 
-/* poll with SOVIA members; mask: ppoll's, for the sleep. */
-static int poll_sovia(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask) {
+/* poll with SOVIA members; sleepmask: for the sleep, when the caller holds signals. */
+static int poll_sovia(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *sleepmask) {
   struct pollfd *t = malloc(n * sizeof *t);
   if (!t) return errno = ENOMEM, -1;
   for (nfds_t i = 0; i < n; i++) {
@@ -65,18 +65,25 @@ static int poll_sovia(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
     struct pfd *p = pl_sov(fds[i].fd);
     if (p) t[i].fd = p->sfd;
   }
-  sigset_t caller;
-  bool held = hold(mask != NULL, &caller);
-  int r = sovia_ppoll(t, n, timeout_ms, !held ? NULL : mask ? mask : &caller);
-  release(held, &caller);
+  int r = sovia_ppoll(t, n, timeout_ms, sleepmask);
   for (nfds_t i = 0; i < n; i++) fds[i].revents = r >= 0 ? t[i].revents : 0;
   free(t);
   return r;
 }
 
+/* The public calls hold signals from their first step (poll_sovia's malloc too); the sleep
+ * takes them under ppoll's or pselect's mask, else the caller's. */
+static const sigset_t *sleep_mask(bool held, const sigset_t *mask, const sigset_t *caller) {
+  return !held ? NULL : mask ? mask : caller;
+}
+
 int poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
   if (!any_sovia(fds, n)) return PL_CALL(poll)(fds, n, timeout_ms);
-  return poll_sovia(fds, n, timeout_ms, NULL);
+  sigset_t caller;
+  bool held = hold(false, &caller);
+  int r = poll_sovia(fds, n, timeout_ms, sleep_mask(held, NULL, &caller));
+  release(held, &caller);
+  return r;
 }
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen);
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen) {
@@ -92,7 +99,11 @@ static int ms_of(const struct timespec *ts) {
 
 int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask) {
   if (!any_sovia(fds, n)) return PL_CALL(ppoll)(fds, n, ts, mask);
-  return poll_sovia(fds, n, ms_of(ts), mask);
+  sigset_t caller;
+  bool held = hold(mask != NULL, &caller);
+  int r = poll_sovia(fds, n, ms_of(ts), sleep_mask(held, mask, &caller));
+  release(held, &caller);
+  return r;
 }
 
 static bool any_sovia_set(int nfds, fd_set *rd, fd_set *wr, fd_set *ex) {
@@ -103,8 +114,8 @@ static bool any_sovia_set(int nfds, fd_set *rd, fd_set *wr, fd_set *ex) {
   return any;
 }
 
-/* select over SOVIA sockets: turned into poll; mask: pselect's. */
-static int select_sovia(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms, const sigset_t *mask) {
+/* select over SOVIA sockets: turned into poll; sleepmask as poll_sovia's. */
+static int select_sovia(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms, const sigset_t *sleepmask) {
   struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
   if (!pf) return errno = ENOMEM, -1;
   nfds_t n = 0;
@@ -113,7 +124,7 @@ static int select_sovia(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms, co
                        (wr && FD_ISSET(fd, wr) ? POLLOUT : 0) | (ex && FD_ISSET(fd, ex) ? POLLPRI : 0));
     if (ev) pf[n++] = (struct pollfd){.fd = fd, .events = ev};
   }
-  int r = poll_sovia(pf, n, ms, mask);
+  int r = poll_sovia(pf, n, ms, sleepmask);
   if (r >= 0) {
     if (rd) FD_ZERO(rd);
     if (wr) FD_ZERO(wr);
@@ -135,7 +146,10 @@ static int select_sovia(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms, co
 int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
   if (!any_sovia_set(nfds, rd, wr, ex)) return PL_CALL(select)(nfds, rd, wr, ex, tv);
   int ms = tv ? (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000) : -1;
-  int r = select_sovia(nfds, rd, wr, ex, ms, NULL);
+  sigset_t caller;
+  bool held = hold(false, &caller);
+  int r = select_sovia(nfds, rd, wr, ex, ms, sleep_mask(held, NULL, &caller));
+  release(held, &caller);
   if (r >= 0 && tv) tv->tv_sec = 0, tv->tv_usec = 0;
   return r;
 }
@@ -143,7 +157,11 @@ int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv) {
 int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts,
             const sigset_t *mask) {
   if (!any_sovia_set(nfds, rd, wr, ex)) return PL_CALL(pselect)(nfds, rd, wr, ex, ts, mask);
-  return select_sovia(nfds, rd, wr, ex, ms_of(ts), mask);
+  sigset_t caller;
+  bool held = hold(mask != NULL, &caller);
+  int r = select_sovia(nfds, rd, wr, ex, ms_of(ts), sleep_mask(held, mask, &caller));
+  release(held, &caller);
+  return r;
 }
 
 /* ---- epoll ---- */
@@ -347,7 +365,7 @@ static int wait_mixed(int epfd, struct pl_epoll *e, struct epoll_event *out, int
                       const sigset_t *mask) {
   sigset_t caller;
   bool held = hold(mask != NULL, &caller);
-  int r = wait_held(epfd, e, out, max, timeout, !held ? NULL : mask ? mask : &caller);
+  int r = wait_held(epfd, e, out, max, timeout, sleep_mask(held, mask, &caller));
   release(held, &caller);
   return r;
 }
