@@ -7,6 +7,7 @@
  * process's completion queue. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 #include "sv_int.h"
 
 #define DSZ sizeof(VIP_DESCRIPTOR)
+#define DESTROY_TRIES 100   /* 1 ms apart: the NIC flushing a disconnected VI's descriptors */
 
 static void post_recv(struct sv_conn *c, unsigned i) {
   VIP_DESCRIPTOR *d = &c->rd[i];
@@ -121,12 +123,23 @@ void sv_conn_free(struct sv_conn *c) {
   if (VipQueryVi(c->vi, &st, NULL, NULL, NULL) == VIP_SUCCESS &&
       (st == VIP_STATE_CONNECTED || st == VIP_STATE_ERROR))
     VipDisconnect(c->vi);
-  VIP_DESCRIPTOR *d;
-  while (VipRecvDone(c->vi, &d) == VIP_SUCCESS) {}
-  while (VipSendDone(c->vi, &d) == VIP_SUCCESS) {}
-  VipDestroyVi(c->vi);
-  VipDeregisterMem(G.nic, c->mem, c->mh);
-  munmap(c->mem, c->memlen);
+  /* The VI goes only once the NIC has given back every descriptor (a disconnect flushes them,
+   * shortly); its descriptors live in c->mem, which must outlive them: a completion written
+   * into unmapped memory crashed a process whose nicd died just then (test_faults). */
+  VIP_RETURN dr = VIP_INVALID_STATE;
+  for (int tries = 0; tries < DESTROY_TRIES; tries++) {
+    VIP_DESCRIPTOR *d;
+    while (VipRecvDone(c->vi, &d) == VIP_SUCCESS) {}
+    while (VipSendDone(c->vi, &d) == VIP_SUCCESS) {}
+    if ((dr = VipDestroyVi(c->vi)) != VIP_INVALID_STATE) break;
+    usleep(1000);
+  }
+  if (dr == VIP_SUCCESS) {
+    VipDeregisterMem(G.nic, c->mem, c->mh);
+    munmap(c->mem, c->memlen);
+  } else if (getenv("SOVIA_DEBUG")) {   /* the memory stays, with the VI, for the NIC */
+    fprintf(stderr, "sovia %d: a VI kept its descriptors (%d): its memory stays mapped\n", (int)getpid(), (int)dr);
+  }
   free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
   free(c->held);
   free(c);
