@@ -269,7 +269,9 @@ bool sv_takeable(struct sv_conn *c);     /* no other process claimed it */
  * it or still holds it). */
 int sv_release(struct sv_conn *c);
 void sv_conn_forget(struct sv_conn *c);  /* drop this process's copy, no NIC call */
-void sv_sys_close(int fd);               /* close(2) of a SOVIA descriptor, not interposed */
+/* close(2) of a SOVIA descriptor: the fd hook is told first, so that the shim, which also
+ * sees syscall(SYS_close), takes it for a kernel descriptor and only passes it on. */
+void sv_sys_close(int fd);
 
 /* sv_listen.c */
 void sv_listen_run(struct sv_listener *l);   /* starts the connection thread if not yet */
