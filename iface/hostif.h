@@ -18,13 +18,16 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 5u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
-                               queue; 5: the rings' rel_seq (a peer's last delivered message) */
+#define HOSTIF_VERSION 6u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
+                               queue; 5: the rings' rel_seq (a peer's last delivered message);
+                               6: 64 VIs, sharing doorbells and signal bits 15 apart */
 
-/* SRAM map. The first 1.5 MiB hold the firmware image and its stack on a LANai board
+/* SRAM map. The first 1 MiB holds the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
-#define HOSTIF_BASE      0x180000u   /* struct hostif_ctrl */
-#define HOSTIF_NVI       16u         /* VIs per NIC; VI 0 is reserved for the firmware */
+#define HOSTIF_BASE      0x100000u   /* struct hostif_ctrl */
+#define HOSTIF_NVI       64u         /* VIs per NIC; VI 0 is reserved for the firmware. A
+                                        power of two (fw_sq.c's round robin), at most 64 (the
+                                        firmware's VI masks) */
 #define HOSTIF_RING      32u         /* descriptors per work queue ring (a power of two) */
 #define HOSTIF_MAXSEG    4u          /* data segments per descriptor */
 #define HOSTIF_MAX_PAYLOAD 4036u     /* payload bytes per wire message: 4096 (the data path's
@@ -287,15 +290,22 @@ struct hostif_counters {
 /* Above the host interface: the firmware's packet buffers (its own business). */
 #define HOSTIF_BUF_BASE 0x1c0000u
 
-/* Doorbell i of the NIC window (iface/WINDOW.md) is rung for VI i after publishing `prod`. */
-#define HOSTIF_DOORBELL_VI(i) (i)
-/* Host signal bits (wait_signal, iface/wait.h): VI i's send queue (bit i) or receive queue
- * (bit 16 + i; VI 0, the firmware's, has none: bit 16 is HOSTIF_SIG_PANIC) completed
- * something that asked for a signal. One bit per queue, so that a thread waiting for a
- * receive sleeps through its own sends' completions. HOSTIF_SIG_VI: both, for those waiting
- * for anything of the VI and for nicd's "look now" when a VI breaks. */
-#define HOSTIF_SIG_SQ(i) (1u << (i))
-#define HOSTIF_SIG_RQ(i) ((i) ? 1u << (16u + (i)) : 0u)
+/* The window has 32 doorbells and the host signal word 32 bits (iface/WINDOW.md), fewer than
+ * VIs: VIs share them by class, VI i (i >= 1) in class 1 + (i - 1) % 15, so VIs 1..15 have
+ * their own and VI 16 shares VI 1's. A doorbell or a signal bit then means "one of the class
+ * may have something": the firmware looks at every VI of a rung class (fw_dispatch.c), and
+ * a host woken by a bit looks at its own queues and sleeps again if nothing is there. */
+#define HOSTIF_NCLASS 15u
+#define HOSTIF_VI_CLASS(i) ((i) ? 1u + ((unsigned)(i) - 1u) % HOSTIF_NCLASS : 0u)
+/* Doorbell HOSTIF_DOORBELL_VI(i) is rung for VI i after publishing `prod`. */
+#define HOSTIF_DOORBELL_VI(i) HOSTIF_VI_CLASS(i)
+/* Host signal bits (wait_signal, iface/wait.h): VI i's send queue (bit c, its class) or
+ * receive queue (bit 16 + c; VI 0, the firmware's, has none: bit 16 is HOSTIF_SIG_PANIC)
+ * completed something that asked for a signal. One bit per queue class, so that a thread
+ * waiting for a receive sleeps through its own sends' completions. HOSTIF_SIG_VI: both, for
+ * those waiting for anything of the VI and for nicd's "look now" when a VI breaks. */
+#define HOSTIF_SIG_SQ(i) (1u << HOSTIF_VI_CLASS(i))
+#define HOSTIF_SIG_RQ(i) ((i) ? 1u << (16u + HOSTIF_VI_CLASS(i)) : 0u)
 #define HOSTIF_SIG_VI(i) (HOSTIF_SIG_SQ(i) | HOSTIF_SIG_RQ(i))
 
 _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");
@@ -311,7 +321,7 @@ _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");
  * memory) are attached by id in the segment table, which DELIVER and GET name. */
 #define HOSTIF_PANIC_BASE     0x1a1000u   /* struct hostif_panic */
 #define HOSTIF_PANIC_MAGIC    0x434e4150u /* "PANC" */
-#define HOSTIF_DOORBELL_PANIC 16u         /* doorbells 16..31 are not VIs */
+#define HOSTIF_DOORBELL_PANIC 16u         /* doorbells 16..31 are not VIs' */
 #define HOSTIF_SIG_PANIC      (1u << 16)
 #define HOSTIF_PANIC_DATA_MAX 0x11000u    /* bytes of cmd data: the largest module is 67623 */
 #define HOSTIF_PANIC_NSEG     16u         /* segment table entries (segment ids 0..15) */

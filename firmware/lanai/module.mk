@@ -17,7 +17,7 @@ LANAI_OUT      := $(B)/lanai
 LANAI_RT_SRCS  := $(sort $(wildcard firmware/lanai/rt/*.c))
 LANAI_SRCS     += firmware/lanai/crt0.S $(LANAI_RT_SRCS) firmware/lanai/demo_main.c
 # SRAM for image + stack, from address 0; the rest of the 2 MiB is left to buffers.
-LANAI_BUDGET   ?= 0x180000
+LANAI_BUDGET   ?= 0x100000
 LANAI_STACK    ?= 0x4000
 
 # --- make firmware-lanai ------------------------------------------------------------------

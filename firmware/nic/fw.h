@@ -218,10 +218,11 @@ struct fw {
   struct fw_txe txq[FW_TXQ];
   uint32_t tx_head, tx_fetch, tx_done;   /* queued / bound to a buffer / retired */
   uint8_t sbuf_txe[FW_NSBUF];            /* txq index held by each send buffer */
-  uint32_t sq_work;                      /* VIs whose send queue may have work */
+  uint64_t sq_work;                      /* VIs whose send queue may have work */
   unsigned sq_rr;
-  uint32_t ack_work;                     /* VIs with an ACK or NACK to send */
-  uint32_t ack_watch;                    /* VIs with sends awaiting an acknowledgement */
+  uint64_t ack_work;                     /* VIs with an ACK or NACK to send */
+  uint64_t ack_watch;                    /* VIs with sends awaiting an acknowledgement */
+  uint64_t rst_work;                     /* VIs with an RST to send (their rst_want) */
   bool stage_busy[FW_LOCAL_SLOTS];       /* staging slots in use (not a bit mask: provable) */
   /* receive pipeline */
   struct fw_rxi rxi[FW_NRBUF];

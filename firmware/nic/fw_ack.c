@@ -22,7 +22,7 @@ static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t
   v->ack_seq = h->seq;
   v->ack_node = h->src_node;
   v->ack_vi = h->src_vi;
-  fw->ack_work |= 1u << vi;
+  fw->ack_work |= fw_vi_bit(vi);
 }
 
 void fw_ack_delivered(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h) {
@@ -58,8 +58,8 @@ void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h) {
 }
 
 void fw_ack_pump(struct fw *fw) {
-  for (unsigned vi = 1; vi < HOSTIF_NVI && fw->ack_work; vi++) {
-    if (!(fw->ack_work & (1u << vi))) continue;
+  for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->ack_work, vi); vi++) {
+    if (!(fw->ack_work & fw_vi_bit(vi))) continue;
     struct fw_vi *v = &fw->vi[vi];
     struct fw_wire_hdr h = {0};
     h.type = v->nack_status ? FW_WIRE_NACK : FW_WIRE_ACK;
@@ -72,7 +72,7 @@ void fw_ack_pump(struct fw *fw) {
     bool ack = !v->nack_status;
     v->ack_due = false;
     v->nack_status = 0;
-    fw->ack_work &= ~(1u << vi);
+    fw->ack_work &= ~fw_vi_bit(vi);
     if (ack) fw_reliab_ack_taken(fw, vi); /* the Receiver may owe the next one */
   }
 }

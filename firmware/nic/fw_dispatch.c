@@ -93,8 +93,19 @@ static void count_bits(struct fw *fw, uint32_t bits) {
     if ((bits >> b) & 1u) fw_count64(&fw->isr_handled[b]);
 }
 
-/* Doorbell i (0 <= i < HOSTIF_NVI) means VI i has new send work; HOSTIF_DOORBELL_PANIC is the
- * VM's mailbox; a host ringing any other doorbell is counted and otherwise ignored. */
+/* Doorbell c (1 <= c <= HOSTIF_NCLASS) means a VI of class c (VIs c, c + 15, ...: hostif.h)
+ * has new send work; HOSTIF_DOORBELL_PANIC is the VM's mailbox; a host ringing any other
+ * doorbell is counted and otherwise ignored. */
+/*@ requires fw_ok(fw) && 1 <= c <= HOSTIF_NCLASS;
+    assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
+    ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
+static void ring_class(struct fw *fw, unsigned c) {
+  /*@ loop invariant 1 <= vi < HOSTIF_NVI + HOSTIF_NCLASS && fw_ok(fw) && fw_same{Pre, Here}(fw);
+      loop assigns vi, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1];
+      loop variant HOSTIF_NVI - vi; */
+  for (unsigned vi = c; vi < HOSTIF_NVI; vi += HOSTIF_NCLASS) fw_sq_doorbell(fw, vi);
+}
+
 /*@ requires fw_ok(fw);
     assigns *fw, fw->sram[0 .. FW_SRAM_END - 1];
     ensures fw_ok(fw) && fw_same{Old, Here}(fw); */
@@ -104,7 +115,7 @@ static void ring_doorbells(struct fw *fw, uint32_t db) {
       loop variant 32 - i; */
   for (unsigned i = 0; i < 32; i++) {
     if (!((db >> i) & 1u)) continue;
-    if (i < HOSTIF_NVI) fw_sq_doorbell(fw, i);
+    if (i >= 1 && i <= HOSTIF_NCLASS) ring_class(fw, i);
     else if (i == HOSTIF_DOORBELL_PANIC) fw_vm_ctl_doorbell(fw);
     else if (fw->bad_doorbells < UINT32_MAX) /* saturating, on the field itself: WP sees */
       fw->bad_doorbells++;                    /* at once that nothing else changes */

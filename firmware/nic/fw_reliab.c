@@ -224,7 +224,7 @@ void fw_reliab_tick(struct fw *fw) {
 }
 
 void fw_reliab_pump(struct fw *fw) {
-  for (unsigned vi = 1; vi < HOSTIF_NVI; vi++) {
+  for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->rst_work, vi); vi++) {
     struct fw_vi *v = &fw->vi[vi];
     if (!v->rst_want) continue;
     struct fw_wire_hdr h = {0};
@@ -235,6 +235,7 @@ void fw_reliab_pump(struct fw *fw) {
     h.imm = HOSTIF_ST_TRANSPORT;
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the pipeline is full: later */
     v->rst_want = false;
+    fw->rst_work &= ~fw_vi_bit(vi);
   }
 }
 
@@ -247,6 +248,7 @@ void reliab_hal_transmit(reliab_t *sys, uint8_t kind, int32_t seq) {
   if (kind == reliab_CONST_RST) {
     /* Best effort, once: the instance is gone by the time it leaves. */
     v->rst_want = true;
+    fw->rst_work |= fw_vi_bit(vi);
     v->rst_node = v->peer_node;
     v->rst_vi = v->peer_vi;
     (void)reliab_raise(sys, reliab_EV_tx_taken);

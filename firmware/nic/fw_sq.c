@@ -90,7 +90,7 @@ static void sq_retire(struct fw *fw, unsigned vi) {
     fw_sram_wr32(fw, FW_RING_DONE(vi, sq), v->sq_done);
     any = true;
   }
-  if (any) fwb_signal_host(fw->board, fw_vi_bit(vi)); /* HOSTIF_SIG_SQ(vi) */
+  if (any) fwb_signal_host(fw->board, HOSTIF_SIG_SQ(vi));
 }
 
 /*@ requires fw_ok(fw);
@@ -354,7 +354,7 @@ static bool sq_step_reliable(struct fw *fw, unsigned vi, struct fw_vi_view *w, u
 
 /* One step of work for a VI: false when it has nothing more to do. */
 /*@ requires fw_ok(fw) && vi < HOSTIF_NVI;
-    assigns fw->vi[vi], fw->ack_watch, fw->ack_work, fw->txq[0 .. FW_TXQ - 1], fw->tx_head,
+    assigns fw->vi[vi], fw->ack_watch, fw->ack_work, fw->rst_work, fw->txq[0 .. FW_TXQ - 1], fw->tx_head,
             fw->dp.pending[datapath_EV_doorbell], fw->dp.overflow[datapath_EV_doorbell],
             fw->faults, fw->fault_n[0 .. HOSTIF_FAULT_N - 1], fw->fault_last, fw->sram[HOSTIF_VI_ADDR(vi) .. fw_sram_vi_end(vi) - 1],
             fw_counters(fw->sram)->protection_errors, fw_counters(fw->sram)->format_errors;
@@ -397,15 +397,15 @@ void fw_sq_doorbell(struct fw *fw, unsigned vi) {
 /* A connection with sends awaiting acknowledgement is watched, so that one broken by nicd
  * (peer gone) completes them. */
 /*@ requires fw_ok(fw);
-    assigns fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work,
+    assigns fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work, fw->rst_work,
             fw->sram[HOSTIF_VI_ADDR(1) .. HOSTIF_VI_ADDR(HOSTIF_NVI) - 1];
     ensures fw_ok(fw); */
 static void sq_watch(struct fw *fw) {
   /*@ loop invariant 1 <= vi <= HOSTIF_NVI && fw_ok(fw);
-      loop assigns vi, fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work,
+      loop assigns vi, fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work, fw->rst_work,
                    fw->sram[HOSTIF_VI_ADDR(1) .. HOSTIF_VI_ADDR(HOSTIF_NVI) - 1];
       loop variant HOSTIF_NVI - vi; */
-  for (unsigned vi = 1; vi < HOSTIF_NVI && fw->ack_watch; vi++)
+  for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->ack_watch, vi); vi++)
     if (fw->ack_watch & fw_vi_bit(vi)) {
       struct fw_vi_view w;
       fw_vi_sync(fw, vi, &w);
@@ -430,8 +430,13 @@ void fw_sq_pump(struct fw *fw) {
         loop assigns i, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1],
                      *fw_counters(\at(fw->sram, Pre));
         loop variant HOSTIF_NVI - i; */
-    for (unsigned i = 0; i < HOSTIF_NVI && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ; i++) {
+    for (unsigned i = 0; i < HOSTIF_NVI && fw->sq_work && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ;
+         i++) {
       unsigned vi = (fw->sq_rr % HOSTIF_NVI + i) % HOSTIF_NVI;
+      if (!fw_vi_from(fw->sq_work, vi)) {   /* none from here up: on at VI 0 */
+        i += HOSTIF_NVI - 1u - vi;
+        continue;
+      }
       if (!(fw->sq_work & fw_vi_bit(vi))) continue;
       if (!sq_step(fw, vi)) fw->sq_work &= ~fw_vi_bit(vi);
     }
@@ -451,7 +456,7 @@ void fw_sq_msg_done(struct fw *fw, struct fw_txe *e) {
     count_error(fw, e->status);
   }
   sq_retire(fw, e->vi);
-  fw->sq_work |= 1u << e->vi; /* a slot may have come free for a waiting descriptor */
+  fw->sq_work |= fw_vi_bit(e->vi); /* a slot may have come free for a waiting descriptor */
 }
 
 /* Sequence numbers are modulo FW_NSEQ: a is at or before b. */
@@ -465,7 +470,7 @@ void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq) {
     if (sl->await_ack && seq_le(sl->last_seq, seq)) sl->await_ack = false;
     waiting |= sl->await_ack;
   }
-  if (!waiting) fw->ack_watch &= ~(1u << vi);
+  if (!waiting) fw->ack_watch &= ~fw_vi_bit(vi);
   sq_retire(fw, vi);
 }
 
@@ -484,7 +489,7 @@ void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st) {
     sl->status = (uint8_t)(hit ? HOSTIF_ST_DISCONNECTED : st);
     hit = true;
   }
-  fw->ack_watch &= ~(1u << vi);
+  fw->ack_watch &= ~fw_vi_bit(vi);
   fw_vi_break(fw, vi);
   sq_retire(fw, vi);
 }

@@ -35,6 +35,7 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   v->ack_due = false;
   v->nack_status = 0;
   v->rst_want = false;
+  fw->rst_work &= ~fw_vi_bit(vi);
   v->gen = gen;
   v->sq_cons = v->sq_done = fw_sram_rd32(fw, FW_RING_CONS(vi, sq));
   v->rq_done = fw_sram_rd32(fw, FW_RING_DONE(vi, rq));

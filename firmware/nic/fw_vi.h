@@ -6,12 +6,22 @@
 
 #include "fw_sram.h"
 
-/* 1u << vi, the bit of a VI in the firmware's masks (and HOSTIF_SIG_SQ). A function, so that
- * the range of the shift is proved once (-wp-auto wp:range enumerates vi; the provers do not
- * interpret <<). */
-/*@ requires vi < 32;
+/* The bit of a VI in the firmware's 64-bit masks (sq_work, ack_work, ack_watch, rst_work).
+ * A function, so that the range of the shift is proved once (the provers do not interpret
+ * <<). Only 32-bit and constant shifts: the LANai has no 64-bit shifter, and a variable one
+ * is a run-time library call. */
+/*@ requires vi < 64;
     assigns \nothing; */
-static inline uint32_t fw_vi_bit(unsigned vi) { return 1u << vi; }
+static inline uint64_t fw_vi_bit(unsigned vi) {
+  uint32_t b = 1u << (vi & 31u);
+  return vi < 32u ? (uint64_t)b : (uint64_t)b << 32;
+}
+/* Whether mask has the bit of VI vi or of a higher one: the loops over a mask stop there. */
+/*@ requires vi < 64;
+    assigns \nothing; */
+static inline bool fw_vi_from(uint64_t mask, unsigned vi) {
+  return (mask & ~(fw_vi_bit(vi) - 1u)) != 0;
+}
 
 /* What the firmware reads of a VI entry. */
 struct fw_vi_view {
@@ -35,7 +45,7 @@ static inline void fw_vi_read(struct fw *fw, unsigned vi, struct fw_vi_view *w) 
  * only the VI's private state and its own SRAM entry (completions of sends whose
  * acknowledgement can no longer come, ring indices it adopts). */
 /*@ requires fw_sram_ok(fw) && vi < HOSTIF_NVI && \valid(w) && \separated(w, fw);
-    assigns fw->vi[vi], fw->ack_watch, fw->ack_work, *w,
+    assigns fw->vi[vi], fw->ack_watch, fw->ack_work, fw->rst_work, *w,
             fw->sram[HOSTIF_VI_ADDR(vi) .. HOSTIF_VI_ADDR(vi) + sizeof(struct hostif_vi) - 1]; */
 void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sv_int.h"
@@ -27,6 +28,21 @@ static void post_recv(struct sv_conn *c, unsigned i) {
   d->DS[0].Local.Handle = c->mh;
   d->DS[0].Local.Length = SV_CHUNK;
   VipPostRecv(c->vi, d, c->mh);
+}
+
+/* The NIC's VIs (HOSTIF_NVI - 1) serve all its processes. A closing connection gives its VI
+ * back within milliseconds (FIN and FINACK, then the VI), so a program that closes its
+ * connections and at once opens as many new ones (redis-benchmark between two of its tests)
+ * finds none for a moment: wait up to SV_VI_WAIT_MS for one, then fail (EMFILE). */
+#define SV_VI_WAIT_MS 2000
+static VIP_RETURN create_vi(VIP_VI_ATTRIBUTES *va, VIP_VI_HANDLE *vi) {
+  VIP_RETURN r = VipCreateVi(G.nic, va, G.cq, G.cq, vi);
+  for (int ms = 0; r == VIP_ERROR_RESOURCE && ms < SV_VI_WAIT_MS; ms++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    r = VipCreateVi(G.nic, va, G.cq, G.cq, vi);
+  }
+  return r;
 }
 
 struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
@@ -75,7 +91,7 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   atomic_store(&c->sh->owner, (int)getpid());
   VIP_VI_ATTRIBUTES va = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
                           .MaxTransferSize = SV_CHUNK, .Ptag = G.ptag};
-  VIP_RETURN r = VipCreateVi(G.nic, &va, G.cq, G.cq, &c->vi);
+  VIP_RETURN r = create_vi(&va, &c->vi);
   if (r != VIP_SUCCESS) {
     VipDeregisterMem(G.nic, c->mem, c->mh);
     *err = r == VIP_ERROR_RESOURCE ? EMFILE : ENOBUFS;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hostif.h"
 #include "sovia.h"
 #include "svtest.h"
 
@@ -307,7 +308,7 @@ static int cli_waitall(void *p) {
 }
 
 /* ---- issue 16: a listener's close() with the NIC's VI table full ---- */
-#define VI_CONNS 15           /* HOSTIF_NVI - 1 */
+#define VI_CONNS ((int)HOSTIF_NVI - 1)
 
 static int srv_full(void *p) {
   struct sem *x = p;
