@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/bench_apps.sh (`make bench-apps`): unmodified programs' own figures over SOVIA beside
 # the same programs over kernel TCP on loopback, in one run: redis-benchmark requests/s (PING,
-# SET, GET; 4 clients: each of its tests opens new connections while the last ones close, and
-# a NIC has 15 VIs), sockperf TCP ping-pong latency percentiles (64 B), iperf3 Gbit/s (both
+# SET, GET; its default 50 clients: each of its tests opens new connections while the last ones
+# close, which a NIC's 63 VIs serve because SOVIA waits for the closing ones'), sockperf TCP ping-pong latency percentiles (64 B), iperf3 Gbit/s (both
 # directions, one stream), wrk requests/s and MB/s against nginx (2 workers, a 4 KB page, 8
 # connections). SOVIA: server under the shim on NIC 0, client on NIC 1, each in an empty
 # network namespace (tests/sovia_apps/apps_lib.sh); kernel: both as they are, on 127.0.0.1.
@@ -45,7 +45,7 @@ run_redis() {
   local m=$1 h; h=$(host "$m")
   server "$m" timeout 120 redis-server --port @PORT@ --bind 0.0.0.0 --protected-mode no --save "" --appendonly no --logfile /dev/null
   local srv=$bg
-  client "$m" timeout 120 redis-benchmark -h "$h" -p $port -n $rn -c 4 -t ping,set,get --csv >"$run/rb" 2>/dev/null
+  client "$m" timeout 120 redis-benchmark -h "$h" -p $port -n $rn -c 50 -t ping,set,get --csv >"$run/rb" 2>/dev/null
   local t
   for t in PING_MBULK SET GET; do
     local v; v=$(awk -F'"' -v t="$t" '$2 == t {print $4}' "$run/rb")
