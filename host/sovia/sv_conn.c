@@ -38,6 +38,12 @@ static void post_recv(struct sv_conn *c, unsigned i) {
 static VIP_RETURN create_vi(VIP_VI_ATTRIBUTES *va, VIP_VI_HANDLE *vi) {
   VIP_RETURN r = VipCreateVi(G.nic, va, G.cq, G.cq, vi);
   for (int ms = 0; r == VIP_ERROR_RESOURCE && ms < SV_VI_WAIT_MS; ms++) {
+    if (ms % 10 == 0) {   /* not for a NIC that went away */
+      sv_lock();
+      bool gone = sv_nic_gone();
+      sv_unlock();
+      if (gone) break;
+    }
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
     r = VipCreateVi(G.nic, va, G.cq, G.cq, vi);
