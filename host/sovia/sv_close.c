@@ -146,6 +146,7 @@ static void at_exit(void) {
     nanosleep(&ts, NULL);
     sv_lock();
   }
+  if (G.ready) sv_conn_pool_drain();
   sv_unlock();
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sv_int.h"
+#include "vipl_ext.h"
 
 #define DSZ sizeof(VIP_DESCRIPTOR)
 #define DESTROY_TRIES 100   /* 1 ms apart: the NIC flushing a disconnected VI's descriptors */
@@ -51,6 +52,63 @@ static VIP_RETURN create_vi(VIP_VI_ATTRIBUTES *va, VIP_VI_HANDLE *vi) {
   return r;
 }
 
+/* Registered memory of freed connections, kept for the next connection of the same size and
+ * protection tag: mapping, touching and registering a connection's memory (about 1 MB) was
+ * most of a connection's set-up (page faults, libnic moving the pages into a shared segment).
+ * Only memory whose VI is destroyed comes here: the NIC has given back every descriptor in
+ * it. Under G.mu. */
+#define SV_MEMPOOL 8
+struct sv_mem {
+  uint8_t *mem;
+  size_t len;
+  VIP_MEM_HANDLE mh;
+  VIP_PROTECTION_HANDLE ptag;
+};
+static struct sv_mem pool[SV_MEMPOOL];
+static unsigned npool;
+
+static bool pool_take(size_t len, struct sv_mem *m) {
+  bool got = false;
+  sv_lock();
+  for (unsigned i = 0; i < npool && !got; i++)
+    if (pool[i].len == len && pool[i].ptag == G.ptag) {
+      *m = pool[i];
+      pool[i] = pool[--npool];
+      got = true;
+    }
+  sv_unlock();
+  return got;
+}
+
+static void pool_put(uint8_t *mem, size_t len, VIP_MEM_HANDLE mh) {
+  if (npool < SV_MEMPOOL) {
+    pool[npool++] = (struct sv_mem){mem, len, mh, G.ptag};
+    return;
+  }
+  VipDeregisterMem(G.nic, mem, mh);
+  munmap(mem, len);
+}
+
+/* At exit: nothing returns the NIC's regions of a process that ends (HW_REGIONS per NIC), so
+ * the pool gives its registrations back. G.mu held. */
+void sv_conn_pool_drain(void) {
+  for (unsigned i = 0; i < npool; i++) {
+    VipDeregisterMem(G.nic, pool[i].mem, pool[i].mh);
+    munmap(pool[i].mem, pool[i].len);
+  }
+  npool = 0;
+}
+
+/* A fork child: the pooled memory is the parent's (its registrations, its tag). Dropped as
+ * sv_conn_forget drops a connection's. G.mu held. */
+void sv_conn_pool_forked(void) {
+  for (unsigned i = 0; i < npool; i++) {
+    VipxForgetMem(G.nic, pool[i].mem, pool[i].mh);
+    madvise(pool[i].mem, pool[i].len, MADV_DONTNEED);
+  }
+  npool = 0;
+}
+
 struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   struct sv_conn *c = calloc(1, sizeof *c);
   if (!c) {
@@ -67,7 +125,10 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64 +
                sizeof(struct sv_shared);
   len = (len + 4095) & ~(size_t)4095;
-  c->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  struct sv_mem pm;
+  bool pooled = pool_take(len, &pm);
+  c->mem = pooled ? pm.mem : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (pooled) c->mh = pm.mh;
   c->sfree = calloc(c->ns, sizeof *c->sfree);
   c->sq = calloc(c->ns, sizeof *c->sq);
   c->slen = calloc(c->ns, sizeof *c->slen);
@@ -81,12 +142,23 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   if (c->mem == MAP_FAILED || !c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb ||
       !c->held) {
     if (c->mem == MAP_FAILED) c->mem = NULL;
+    if (pooled) {
+      sv_lock();
+      pool_put(c->mem, len, c->mh);
+      sv_unlock();
+      c->mem = NULL;
+    }
     goto fail_mem;
   }
   c->memlen = len;
   memset(c->mem, 0, len);   /* touch: registration moves the pages */
   VIP_MEM_ATTRIBUTES ma = {.Ptag = G.ptag};
-  if (VipRegisterMem(G.nic, c->mem, len, &ma, &c->mh) != VIP_SUCCESS) goto fail_mem;
+  if (!pooled && VipRegisterMem(G.nic, c->mem, len, &ma, &c->mh) != VIP_SUCCESS) {
+    munmap(c->mem, len);
+    c->mem = NULL;
+    goto fail_mem;
+  }
+  pooled = false;           /* registered: the paths below deregister it */
   c->rd = (VIP_DESCRIPTOR *)c->mem;
   c->sd = c->rd + c->nr;
   c->cd = c->sd + c->ns;
@@ -157,8 +229,7 @@ void sv_conn_free(struct sv_conn *c) {
     usleep(1000);
   }
   if (dr == VIP_SUCCESS) {
-    VipDeregisterMem(G.nic, c->mem, c->mh);
-    munmap(c->mem, c->memlen);
+    pool_put(c->mem, c->memlen, c->mh);
   } else if (getenv("SOVIA_DEBUG")) {   /* the memory stays, with the VI, for the NIC */
     fprintf(stderr, "sovia %d: a VI kept its descriptors (%d): its memory stays mapped\n", (int)getpid(), (int)dr);
   }

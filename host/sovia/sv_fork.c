@@ -210,6 +210,7 @@ static void child(void) {
    * maps new memory at the same addresses as its parent and siblings (nginx's workers). */
   VIP_PROTECTION_HANDLE pt;
   if (VipCreatePtag(G.nic, &pt) == VIP_SUCCESS) G.ptag = pt;
+  sv_conn_pool_forked();
   for (int fd = 0; fd < SV_MAXFD; fd++) {
     struct sv_sock *s = G.socks[fd];
     if (!s) continue;

@@ -205,6 +205,8 @@ uint8_t *sv_addr_bytes(VIP_NET_ADDRESS *a);
 /* sv_conn.c: resources of one connection */
 struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err);  /* VI, memory, posted RQ */
 void sv_conn_free(struct sv_conn *c);    /* disconnect, destroy, unlink */
+void sv_conn_pool_forked(void);         /* a fork child drops the parent's pooled memory */
+void sv_conn_pool_drain(void);          /* at exit: the pooled memory deregistered */
 void sv_conn_link(struct sv_conn *c);
 void sv_conn_established(struct sv_conn *c);   /* sends WAKEUP, state NORMAL */
 void sv_conn_repost(struct sv_conn *c, VIP_DESCRIPTOR *d);   /* receive descriptor back */
