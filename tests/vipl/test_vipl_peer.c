@@ -365,8 +365,8 @@ static int rejecter(int to, int from) {
     VIP_VI_ATTRIBUTES at;
     VIP_RETURN r = VipConnectWait(nic, la, 1000, ra, &at, &c);
     if (r == VIP_SUCCESS) {
-      if (VipConnectReject(c) != VIP_SUCCESS) return 3;
-      n++;
+      /* refused when the requester's VipDestroyVi ended its request in between */
+      if (VipConnectReject(c) == VIP_SUCCESS) n++;
     } else if (r != VIP_TIMEOUT) {
       return 4;
     }
@@ -427,6 +427,7 @@ static void t_destroy_while_rejected(void) {
   CHECK(pipe(up) == 0 && pipe2(down, O_NONBLOCK) == 0);
   g_down_w = down[1];
   pid_t rj = run_child(rejecter, up[1], down[0]);
+  close(up[1]);   /* a rejecter that ends early is an end of file here, not a hang */
   char x;
   CHECK_EQ(read(up[0], &x, 1), 1);
   VIP_NIC_HANDLE nic;
@@ -449,7 +450,7 @@ static void t_destroy_while_rejected(void) {
   printf("     rejected %u times in 300 ms\n", n);
   fflush(stdout);   /* before the next fork */
   CHECK(n >= 3);
-  close(up[0]), close(up[1]), close(down[0]);
+  close(up[0]), close(down[0]);
   CHECK_EQ(VipDestroyPtag(nic, ptag), VIP_SUCCESS);
   CHECK_EQ(VipCloseNic(nic), VIP_SUCCESS);
   pid_t c = run_child(destroy_refused, -1, -1);
