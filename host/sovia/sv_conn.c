@@ -80,13 +80,32 @@ static bool pool_take(size_t len, struct sv_mem *m) {
   return got;
 }
 
-static void pool_put(uint8_t *mem, size_t len, VIP_MEM_HANDLE mh) {
-  if (npool < SV_MEMPOOL) {
-    pool[npool++] = (struct sv_mem){mem, len, mh, G.ptag};
+/* Memory registered under another tag (a connection a fork child inherited) is not kept. */
+static void pool_put(const struct sv_mem *m) {
+  if (npool < SV_MEMPOOL && m->ptag == G.ptag) {
+    pool[npool++] = *m;
     return;
   }
-  VipDeregisterMem(G.nic, mem, mh);
-  munmap(mem, len);
+  VipDeregisterMem(G.nic, m->mem, m->mh);
+  munmap(m->mem, m->len);
+}
+
+/* Registered, zeroed memory of len bytes for a new connection: the pool's, or mapped,
+ * touched (registration moves the pages) and registered now. */
+static bool mem_get(size_t len, struct sv_mem *m) {
+  if (!pool_take(len, m)) {
+    m->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m->mem == MAP_FAILED) return false;
+    m->len = len;
+    m->ptag = G.ptag;
+    VIP_MEM_ATTRIBUTES ma = {.Ptag = m->ptag};
+    memset(m->mem, 0, len);
+    if (VipRegisterMem(G.nic, m->mem, len, &ma, &m->mh) == VIP_SUCCESS) return true;
+    munmap(m->mem, len);
+    return false;
+  }
+  memset(m->mem, 0, len);
+  return true;
 }
 
 /* At exit: nothing returns the NIC's regions of a process that ends (HW_REGIONS per NIC), so
@@ -125,10 +144,6 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64 +
                sizeof(struct sv_shared);
   len = (len + 4095) & ~(size_t)4095;
-  struct sv_mem pm;
-  bool pooled = pool_take(len, &pm);
-  c->mem = pooled ? pm.mem : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (pooled) c->mh = pm.mh;
   c->sfree = calloc(c->ns, sizeof *c->sfree);
   c->sq = calloc(c->ns, sizeof *c->sq);
   c->slen = calloc(c->ns, sizeof *c->slen);
@@ -139,26 +154,14 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->rb_max = cfg->rcvbuf ? cfg->rcvbuf : (size_t)cw * SV_CHUNK;
   if (c->rb_max < c->rb_cap) c->rb_max = c->rb_cap;
   c->held = calloc(c->nr, sizeof *c->held);
-  if (c->mem == MAP_FAILED || !c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb ||
-      !c->held) {
-    if (c->mem == MAP_FAILED) c->mem = NULL;
-    if (pooled) {
-      sv_lock();
-      pool_put(c->mem, len, c->mh);
-      sv_unlock();
-      c->mem = NULL;
-    }
+  struct sv_mem m;
+  if (!c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb || !c->held ||
+      !mem_get(len, &m))
     goto fail_mem;
-  }
+  c->mem = m.mem;
   c->memlen = len;
-  memset(c->mem, 0, len);   /* touch: registration moves the pages */
-  VIP_MEM_ATTRIBUTES ma = {.Ptag = G.ptag};
-  if (!pooled && VipRegisterMem(G.nic, c->mem, len, &ma, &c->mh) != VIP_SUCCESS) {
-    munmap(c->mem, len);
-    c->mem = NULL;
-    goto fail_mem;
-  }
-  pooled = false;           /* registered: the paths below deregister it */
+  c->mh = m.mh;
+  c->mtag = m.ptag;
   c->rd = (VIP_DESCRIPTOR *)c->mem;
   c->sd = c->rd + c->nr;
   c->cd = c->sd + c->ns;
@@ -229,7 +232,7 @@ void sv_conn_free(struct sv_conn *c) {
     usleep(1000);
   }
   if (dr == VIP_SUCCESS) {
-    pool_put(c->mem, c->memlen, c->mh);
+    pool_put(&(struct sv_mem){c->mem, c->memlen, c->mh, c->mtag});
   } else if (getenv("SOVIA_DEBUG")) {   /* the memory stays, with the VI, for the NIC */
     fprintf(stderr, "sovia %d: a VI kept its descriptors (%d): its memory stays mapped\n", (int)getpid(), (int)dr);
   }

@@ -62,6 +62,7 @@ struct sv_conn {
   uint8_t *mem;               /* descriptors and buffers, one registration */
   size_t memlen;
   VIP_MEM_HANDLE mh;
+  VIP_PROTECTION_HANDLE mtag;   /* the tag mem is registered with (a fork child's differs) */
   unsigned w, t, nr, ns;      /* local w, t; receive descriptors (w + w/t); data slots */
   VIP_DESCRIPTOR *rd, *sd, *cd;   /* receive, data-send, control-send descriptors */
   uint8_t *rbufs, *sbufs, *cbufs;
