@@ -18,9 +18,10 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 6u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
+#define HOSTIF_VERSION 7u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
                                queue; 5: the rings' rel_seq (a peer's last delivered message);
-                               6: 64 VIs, sharing doorbells and signal bits 15 apart */
+                               6: 64 VIs, sharing doorbells and signal bits 15 apart;
+                               7: 16 KiB wire messages, the PANIC area moved down */
 
 /* SRAM map. The first 1 MiB holds the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
@@ -30,7 +31,7 @@
                                         firmware's VI masks) */
 #define HOSTIF_RING      32u         /* descriptors per work queue ring (a power of two) */
 #define HOSTIF_MAXSEG    4u          /* data segments per descriptor */
-#define HOSTIF_MAX_PAYLOAD 4036u     /* payload bytes per wire message: 4096 (the data path's
+#define HOSTIF_MAX_PAYLOAD 16324u   /* payload bytes per wire message: 16384 (the data path's
                                         MSGLEN) - 56 (header) - 4 (trailer); firmware/nic/WIRE.md */
 #define HOSTIF_MAX_XFER  (1u << 20)  /* the largest transfer one descriptor may describe */
 
@@ -166,7 +167,7 @@ struct hostif_vi {
  * "Datagrams"). */
 #define HOSTIF_VI_F_DGRAM 2u
 #define HOSTIF_DGRAM_MAX 65507u     /* UDP over IPv4: 65535 - 20 - 8 */
-#define HOSTIF_DGRAM_FRAG 4008u     /* payload bytes per wire message of a datagram */
+#define HOSTIF_DGRAM_FRAG 16296u    /* payload bytes per wire message of a datagram */
 /* A datagram send's IPv4 addresses, for its IPv4 header and UDP checksum (WIRE.md): the
  * destination's in bits 32..63 of rdma_addr, the source's in rdma_ptag (0.0.0.0 allowed). */
 #define HOSTIF_DGRAM_IP(rdma_addr) ((uint32_t)((uint64_t)(rdma_addr) >> 32))
@@ -288,7 +289,7 @@ struct hostif_counters {
 #define HOSTIF_VI_ADDR(i) (HOSTIF_BASE + 0x100u + (uint32_t)(i) * (uint32_t)sizeof(struct hostif_vi))
 #define HOSTIF_COUNTERS_ADDR (HOSTIF_VI_ADDR(HOSTIF_NVI))
 /* Above the host interface: the firmware's packet buffers (its own business). */
-#define HOSTIF_BUF_BASE 0x1c0000u
+#define HOSTIF_BUF_BASE 0x1a1000u
 
 /* The window has 32 doorbells and the host signal word 32 bits (iface/WINDOW.md), fewer than
  * VIs: VIs share them by class, VI i (i >= 1) in class 1 + (i - 1) % 15, so VIs 1..15 have
@@ -319,7 +320,7 @@ _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");
  * then writes the result into `done` (seq last) and raises host signal HOSTIF_SIG_PANIC.
  * DISPLAY values go into a ring the host reads. Shared memory segments (registered host
  * memory) are attached by id in the segment table, which DELIVER and GET name. */
-#define HOSTIF_PANIC_BASE     0x1a1000u   /* struct hostif_panic */
+#define HOSTIF_PANIC_BASE     0x182000u   /* struct hostif_panic */
 #define HOSTIF_PANIC_MAGIC    0x434e4150u /* "PANC" */
 #define HOSTIF_DOORBELL_PANIC 16u         /* doorbells 16..31 are not VIs' */
 #define HOSTIF_SIG_PANIC      (1u << 16)

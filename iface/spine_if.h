@@ -17,13 +17,13 @@
 #include "hostif.h"
 
 #define SPINE_MAGIC      0x454e4950u   /* "PINE" once the firmware serves the block */
-#define SPINE_BASE       0x1b5000u     /* struct spine_ctl */
-#define SPINE_BANK0      0x1b8000u     /* forwarding table banks */
+#define SPINE_BASE       0x196000u     /* struct spine_ctl */
+#define SPINE_BANK0      0x199000u     /* forwarding table banks */
 #define SPINE_BANK_SIZE  0x4000u       /* 16 KiB each */
 #define SPINE_BANK(i)    (SPINE_BANK0 + (uint32_t)(i) * SPINE_BANK_SIZE)
 #define SPINE_NPORT      8u            /* router ports (NICs of the router host) */
 #define SPINE_IP_PORT    0xfffeu       /* the UDP port word of IP endpoints (datagram VIs) */
-#define SPINE_IP_MAX     HOSTIF_MAX_PAYLOAD   /* an IP packet is one wire message */
+#define SPINE_IP_MAX     4036u         /* the router's MTU: an IP packet is one wire message */
 
 /* ---- the forwarding table (a bank) ----
  * Longest-prefix match as a range table: the address space cut into intervals, each with the
@@ -102,7 +102,7 @@ struct spine_ctl {
 
 /* Peer DMA inbox: slots another port's NIC fills by peer DMA (a 16-byte slot head, then the
  * packet); the slot head's `state` is written last by the engine. */
-#define SPINE_INBOX      0x1b5400u
+#define SPINE_INBOX      0x196400u
 #define SPINE_INBOX_N    2u
 #define SPINE_INBOX_SLOT 0x1400u
 #define SPINE_INBOX_AT(i) (SPINE_INBOX + (uint32_t)(i) * SPINE_INBOX_SLOT)
@@ -118,6 +118,7 @@ _Static_assert(SPINE_INBOX_AT(SPINE_INBOX_N) <= SPINE_BANK0, "the inbox ends bel
 _Static_assert(SPINE_BASE >= HOSTIF_PANIC_BASE + sizeof(struct hostif_panic),
                "the router's area lies above the PANIC area");
 _Static_assert(SPINE_BANK(2) <= HOSTIF_BUF_BASE, "the banks end below the packet buffers");
-_Static_assert(SPINE_INBOX_SLOT >= 16u + 1500u, "an inbox slot holds an Ethernet-sized packet");
+_Static_assert(SPINE_INBOX_SLOT >= 16u + SPINE_IP_MAX, "an inbox slot holds the largest packet");
+_Static_assert(SPINE_IP_MAX <= HOSTIF_MAX_PAYLOAD, "an IP packet fits one wire message");
 
 #endif

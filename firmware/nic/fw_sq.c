@@ -1,15 +1,15 @@
 /* fw_sq.c: NIC-side VIA, send queues. A doorbell marks a VI as having work; the pump takes
  * the VIs round-robin, fetches each new descriptor once (a snapshot: what the host writes
  * afterwards does not matter), validates it (fw_check.c), and splits the transfer into
- * data-path messages of at most FW_MAX_PAYLOAD bytes, each queued with its wire header and
- * the host pieces it comes from, and announced to SDMA with a `doorbell` event. When the last
- * message of a descriptor has left (tx_complete), its completion is written; completions are
- * published in ring order (`done`), a failed descriptor waiting for earlier ones. On a Reliable
- * Delivery VI the Sender machine (fw_reliab.c) decides what goes: a new message when its
- * window has room, or, going back after a timeout, one sent before, re-split from its
- * descriptor in the ring; a descriptor also waits for the peer's acknowledgement of its last
- * message; a connection that breaks meanwhile completes it DISCONNECTED, or TRANSPORT when the
- * retry limit broke it.
+ * data-path messages of at most FW_MAX_PAYLOAD bytes (FW_FINE_PAYLOAD when pipelining finely),
+ * each queued with its wire header and the host pieces it comes from, and announced to SDMA
+ * with a `doorbell` event. When the last message of a descriptor has left (tx_complete), its
+ * completion is written; completions are published in ring order (`done`), a failed
+ * descriptor waiting for earlier ones. On a Reliable Delivery VI the Sender machine
+ * (fw_reliab.c) decides what goes: a new message when its window has room, or, going back
+ * after a timeout, one sent before, re-split from its descriptor in the ring; a descriptor
+ * also waits for the peer's acknowledgement of its last message; a connection that breaks
+ * meanwhile completes it DISCONNECTED, or TRANSPORT when the retry limit broke it.
  *
  * Annotated for Frama-C/WP, not yet proved (no fw-sq line in proofs/modules.conf: two of
  * sq_emit's postconditions do not prove): fw_sq_doorbell and fw_sq_pump meet the handler
@@ -36,11 +36,17 @@ static bool sq_dgram(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
          (fw_sram_rd32(fw, FW_VI_FIELD(vi, flags)) & HOSTIF_VI_F_DGRAM);
 }
 
+/* Payload bytes per message of a connection: GM's 4 KiB when pipelining finely (fw.h). */
+static uint32_t sq_payload_max(const struct fw *fw) {
+  return fw->cfg.fine_mode ? FW_FINE_PAYLOAD : FW_MAX_PAYLOAD;
+}
+
 /* Payload bytes per message: a datagram leaves room for its tail (fw.h); an IP packet of
  * SPINE's router is one message with no tail (WIRE.md). */
 static uint32_t sq_frag_max(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   bool ip = fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == SPINE_IP_PORT;
-  return sq_dgram(fw, vi, w) && !ip ? FW_DGRAM_FRAG : FW_MAX_PAYLOAD;
+  uint32_t max = sq_payload_max(fw);
+  return sq_dgram(fw, vi, w) && !ip ? FW_DGRAM_FRAG_OF(max) : max;
 }
 
 /* What a datagram VI's send descriptor must be beyond fw_check_desc: a SEND without immediate
@@ -292,7 +298,7 @@ static bool sq_resend(struct fw *fw, unsigned vi, const struct fw_vi_view *w, ui
     if (k >= sl->nmsg) continue;
     struct hostif_desc d;
     fw_sram_desc_in(fw, &d, FW_SLOT_ADDR(vi, sq, i));
-    uint32_t off = k * FW_MAX_PAYLOAD;
+    uint32_t off = k * sq_payload_max(fw);
     uint32_t st = fw_check_desc(fw, &d, w->ptag, true);
     if (st == HOSTIF_ST_DONE &&
         (d.length != sl->len || !desc_sane(&d, off) || (off >= d.length && off != 0)))

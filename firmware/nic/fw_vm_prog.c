@@ -7,6 +7,10 @@
 
 #include "fw_sram.h"
 #include "vm_ops.h"
+#include "window.h"
+
+_Static_assert(FW_VM_PMEM + 16u * FW_VM_PMEM_MIN <= HW_SRAM_DEFAULT,
+               "a default board's SRAM leaves the VM room for its programs");
 
 void fw_vm_prog_init(struct fw *fw) {
   struct fw_vm *v = &fw->vm;

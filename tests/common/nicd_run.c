@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,8 +97,12 @@ pid_t nicd_start(int n, bool fast) {
   unsetenv("VERINIC_SOCKET");
   char nstr[8];
   snprintf(nstr, sizeof nstr, "%d", n);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    /* A test that ends early (a failed check, a timeout's kill) must not leave its nicd
+     * holding the test's output pipe open: a test run would wait on it for ever. */
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
     const char *argv[16] = {"nicd", "-n", nstr, "--run", run_dir, "--prefix", prefix};
     int k = 7;
     const char *prof = getenv("VERINIC_TIMING"), *trace = getenv("VERINIC_TIMING_TRACE");

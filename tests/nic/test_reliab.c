@@ -251,7 +251,8 @@ static long lossy_rounds(unsigned rounds, unsigned seed, long *transfers, long *
         for (unsigned i = 0; i < HOSTIF_RING; i++) {
           struct xfer *x = &RD.x[a][k][i];
           x->len = rnd(4) == 0 ? rnd(64) : rnd(3 * FW_MAX_PAYLOAD + 1);
-          *msgs += x->len ? (x->len + FW_MAX_PAYLOAD - 1) / FW_MAX_PAYLOAD : 1;
+          uint32_t per = R.fw[a].cfg.fine_mode ? FW_FINE_PAYLOAD : FW_MAX_PAYLOAD;
+          *msgs += x->len ? (x->len + per - 1) / per : 1;
           x->src = halloc(a, x->len + 1);
           x->dst = halloc(1 - a, x->len + 1);
           fill(hptr(x->src), x->len, seed + rd * 977 + i * 13 + (unsigned)(a * 5 + k));
