@@ -597,6 +597,7 @@ static void *cm_main(void *arg) {
     if (now - last_reap > 100000000ull) {
       vitab_reap(D);
       segs_reap();
+      regions_reap(D, now);
       drop_idle(now);
       fail_waits();
       last_reap = now;

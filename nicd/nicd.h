@@ -262,8 +262,11 @@ void vitab_disconnect(struct nicd *d, unsigned node, unsigned vi);
 /* VIs whose owner process is gone: FREE, and their peers ERROR. */
 void vitab_reap(struct nicd *d);
 
-/* segreap.c: unlink host memory segments of processes that died. */
+/* segreap.c: unlink host memory segments of processes that died; remove the NICs' memory
+ * regions of such segments that no process maps any more (returns how many; `now` in ns, it
+ * looks at /proc at most once a second). */
 void segs_reap(void);
+unsigned regions_reap(struct nicd *d, uint64_t now);
 
 /* takeover.c: a window or run directory left by a nicd that died is taken over (0); one a
  * running nicd serves is refused (-EBUSY, why names its pid). */

@@ -108,8 +108,9 @@ static bool mem_get(size_t len, struct sv_mem *m) {
   return true;
 }
 
-/* At exit: nothing returns the NIC's regions of a process that ends (HW_REGIONS per NIC), so
- * the pool gives its registrations back. G.mu held. */
+/* At exit: nicd removes a dead process's regions only once no process maps their memory (a
+ * fork child may), and the NIC has HW_REGIONS, so the pool gives its registrations back. G.mu
+ * held. */
 void sv_conn_pool_drain(void) {
   for (unsigned i = 0; i < npool; i++) {
     VipDeregisterMem(G.nic, pool[i].mem, pool[i].mh);

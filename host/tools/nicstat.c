@@ -110,6 +110,10 @@ static void show(const char *dev) {
   printf("  hardware:\n");
   for (int i = 0; i < HW_CTR_N; i++)
     printf("    %-18s %" PRIu64 "\n", hw_names[i], (uint64_t)atomic_load(&r->ctr[i]));
+  unsigned regions = 0;
+  for (int i = 0; i < HW_REGIONS; i++)
+    regions += atomic_load(&w.regions[i].state) != HW_REGION_FREE;
+  printf("    memory regions in use: %u of %u\n", regions, HW_REGIONS);
   const volatile struct hostif_ctrl *c = (const volatile void *)(w.sram + HOSTIF_BASE);
   if (w.sram_size < HOSTIF_BUF_BASE || c->magic != HOSTIF_MAGIC) {
     printf("  firmware: no host interface (firmware not running)\n");
