@@ -124,6 +124,8 @@ unsigned regions_reap(struct nicd *d, uint64_t now) {
     struct hwin *w = nic_window(d->nic[k]);
     for (int i = 0; i < HW_REGIONS; i++) {
       struct hw_region *g = &w->regions[i];
+      /* orphan() again: while /proc was read, a fork child may have deregistered the region
+       * and a live process registered another in its entry */
       if (orphan(g) && !mapped_has(&m, g->seg) && hwin_region_remove(w, i) == 0) gone++;
     }
   }
