@@ -1,5 +1,5 @@
-/* sv_conn.c: the resources of one SOVIA connection. One anonymous mapping holds the
- * descriptors and buffers and is registered once: W + W/T receive descriptors (W, T: the
+/* sv_conn.c: the resources of one SOVIA connection. One shared segment of libnic's
+ * (lnic_alloc) holds the descriptors and buffers and is registered once: W + W/T receive descriptors (W, T: the
  * credit window of sv_window, w raised to 2 for w = 1, at most the NIC's ring) with a 32 KB
  * buffer each (all posted before the VI connects, as conn.esm's Posting state), w + 2 data
  * send slots with a 32 KB bounce buffer each (copying and combining), and control descriptors
@@ -53,10 +53,8 @@ static VIP_RETURN create_vi(VIP_VI_ATTRIBUTES *va, VIP_VI_HANDLE *vi) {
 }
 
 /* Registered memory of freed connections, kept for the next connection of the same size and
- * protection tag: mapping, touching and registering a connection's memory (about 1 MB) was
- * most of a connection's set-up (page faults, libnic moving the pages into a shared segment).
- * Only memory whose VI is destroyed comes here: the NIC has given back every descriptor in
- * it. Under G.mu. */
+ * protection tag. Only memory whose VI is destroyed comes here: the NIC has given back every
+ * descriptor in it. Under G.mu. */
 #define SV_MEMPOOL 8
 struct sv_mem {
   uint8_t *mem;
@@ -80,42 +78,47 @@ static bool pool_take(size_t len, struct sv_mem *m) {
   return got;
 }
 
+static void mem_release(const struct sv_mem *m) {
+  VipDeregisterMem(G.nic, m->mem, m->mh);
+  lnic_free(m->mem);
+}
+
 /* Memory registered under another tag (a connection a fork child inherited) is not kept. */
 static void pool_put(const struct sv_mem *m) {
   if (npool < SV_MEMPOOL && m->ptag == G.ptag) {
     pool[npool++] = *m;
     return;
   }
-  VipDeregisterMem(G.nic, m->mem, m->mh);
-  munmap(m->mem, m->len);
+  mem_release(m);
 }
 
-/* Registered, zeroed memory of len bytes for a new connection: the pool's, or mapped,
- * touched (registration moves the pages) and registered now. */
-static bool mem_get(size_t len, struct sv_mem *m) {
-  if (!pool_take(len, m)) {
-    m->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m->mem == MAP_FAILED) return false;
-    m->len = len;
-    m->ptag = G.ptag;
-    VIP_MEM_ATTRIBUTES ma = {.Ptag = m->ptag};
-    memset(m->mem, 0, len);
-    if (VipRegisterMem(G.nic, m->mem, len, &ma, &m->mh) == VIP_SUCCESS) return true;
-    munmap(m->mem, len);
-    return false;
+/* Registered memory of len bytes for a new connection whose first `zero` bytes and last
+ * `zero_tail` bytes are zero: the pool's, or a new segment registered now. A new segment is
+ * libnic's own shared memory: it is zero, nothing moves at registration, and its pages are
+ * touched only as the connection uses them (an anonymous mapping zeroed and moved into a
+ * segment at registration cost a short-lived connection about 1,000 page faults and a 2 MB
+ * copy: ab's connection rate was a third of kernel TCP's tenth). The data buffers between
+ * need no zeroing: the NIC or this process writes each before it is read. */
+static bool mem_get(size_t len, size_t zero, size_t zero_tail, struct sv_mem *m) {
+  if (pool_take(len, m)) {
+    memset(m->mem, 0, zero);
+    memset(m->mem + len - zero_tail, 0, zero_tail);
+    return true;
   }
-  memset(m->mem, 0, len);
-  return true;
+  if (!(m->mem = lnic_alloc(len))) return false;
+  m->len = len;
+  m->ptag = G.ptag;
+  VIP_MEM_ATTRIBUTES ma = {.Ptag = m->ptag};
+  if (VipRegisterMem(G.nic, m->mem, len, &ma, &m->mh) == VIP_SUCCESS) return true;
+  lnic_free(m->mem);
+  return false;
 }
 
 /* At exit: nicd removes a dead process's regions only once no process maps their memory (a
  * fork child may), and the NIC has HW_REGIONS, so the pool gives its registrations back. G.mu
  * held. */
 void sv_conn_pool_drain(void) {
-  for (unsigned i = 0; i < npool; i++) {
-    VipDeregisterMem(G.nic, pool[i].mem, pool[i].mh);
-    munmap(pool[i].mem, pool[i].len);
-  }
+  for (unsigned i = 0; i < npool; i++) mem_release(&pool[i]);
   npool = 0;
 }
 
@@ -142,8 +145,8 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->nr = cw + cw / ct;
   c->ns = cw + 2;
   size_t ndesc = c->nr + c->ns + SV_NCTL;
-  size_t len = ndesc * DSZ + (size_t)(c->nr + c->ns) * SV_CHUNK + SV_NCTL * 64 +
-               sizeof(struct sv_shared);
+  size_t bufs = (size_t)(c->nr + c->ns) * SV_CHUNK;
+  size_t len = ndesc * DSZ + bufs + SV_NCTL * 64 + sizeof(struct sv_shared);
   len = (len + 4095) & ~(size_t)4095;
   c->sfree = calloc(c->ns, sizeof *c->sfree);
   c->sq = calloc(c->ns, sizeof *c->sq);
@@ -157,7 +160,7 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->held = calloc(c->nr, sizeof *c->held);
   struct sv_mem m;
   if (!c->sfree || !c->sq || !c->slen || !c->suser || !c->cbusy || !c->rb || !c->held ||
-      !mem_get(len, &m))
+      !mem_get(len, ndesc * DSZ, len - ndesc * DSZ - bufs, &m))
     goto fail_mem;
   c->mem = m.mem;
   c->memlen = len;
@@ -175,7 +178,8 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
                           .MaxTransferSize = SV_CHUNK, .Ptag = G.ptag};
   VIP_RETURN r = create_vi(&va, &c->vi);
   if (r != VIP_SUCCESS) {
-    VipDeregisterMem(G.nic, c->mem, c->mh);
+    mem_release(&m);
+    c->mem = NULL;
     *err = r == VIP_ERROR_RESOURCE ? EMFILE : ENOBUFS;
     goto fail;
   }
@@ -189,7 +193,6 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
 fail_mem:
   *err = ENOBUFS;
 fail:
-  if (c->mem) munmap(c->mem, len);
   free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
   free(c->held);
   free(c);
