@@ -24,6 +24,9 @@ uint16_t hw_csum_final(const struct hw_csum *c);
 /* One-shot helpers. */
 uint16_t hw_csum_sum_of(const void *data, size_t len);
 uint16_t hw_inet_csum(const void *data, size_t len);
+/* Copies len bytes from src to dst (not overlapping) and returns hw_csum_sum_of(dst, len),
+ * summing the words as they are stored. */
+uint16_t hw_csum_copy(void *restrict dst, const void *restrict src, size_t len);
 /* Ones'-complement addition of two folded sums (of streams of even length, or the second
  * starting at an even offset). */
 uint16_t hw_csum_add(uint16_t a, uint16_t b);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "link.h"
+
 #define FAB_ANY    (-1)        /* poll/next_due: frames from any source */
 #define FAB_ALL    (-1)        /* counters: totals over every node */
 #define FAB_NEVER  UINT64_MAX  /* next_due: nothing queued */
@@ -51,6 +53,10 @@ struct fabric_ops {
    * errno-style value when refused (the frame is then counted as dropped). */
   int (*send)(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *frame, size_t len,
               uint64_t now_ns);
+  /* The same for the frame hw_link_encode makes of h and h->len bytes at payload, encoded by
+   * the transport into its own buffer (the send engine's path: one copy fewer). */
+  int (*send_link)(struct fabric *f, const struct hw_link_hdr *h, const void *payload,
+                   uint64_t now_ns);
   /* Next well-formed frame for node that has arrived by now_ns, from a given source (from >= 0)
    * or any (FAB_ANY, then the earliest arrival, lowest source id on ties): 1 and *rx filled, or
    * 0 when none. Malformed frames met on the way are dropped and counted. */
@@ -71,6 +77,10 @@ struct fabric {
 static inline int fabric_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *fr,
                               size_t len, uint64_t now) {
   return f->ops->send(f, src, dst, fr, len, now);
+}
+static inline int fabric_send_link(struct fabric *f, const struct hw_link_hdr *h,
+                                   const void *payload, uint64_t now) {
+  return f->ops->send_link(f, h, payload, now);
 }
 static inline int fabric_poll(struct fabric *f, uint16_t node, int from, uint64_t now,
                               struct fabric_rx *rx) {

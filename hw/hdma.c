@@ -98,9 +98,9 @@ void nic_hdma_fire(struct nic *nic) {
     st = nic_iommu_map(nic, host, d->len, d->ptag, e2l ? HW_ACC_NIC_READ : HW_ACC_NIC_WRITE, &hp);
     if (st == NIC_HDMA_DONE) {
       uint8_t *sp = nic->sram + d->sram;
-      if (e2l) memcpy(sp, hp, d->len); else memcpy(hp, sp, d->len);
-      /* Summed from the SRAM side, which a host cannot change under the engine's feet. */
-      sum = hw_csum_sum_of(sp, d->len);
+      /* Summed as the words are stored: what SRAM holds or sent, whatever the host does to
+       * its side meanwhile. */
+      sum = e2l ? hw_csum_copy(sp, hp, d->len) : hw_csum_copy(hp, sp, d->len);
       hw_csum_append(&ch->sum, sum, d->len);
       ch->st.bytes += d->len;
       nic_ctr_add(nic, HW_CTR_HDMA_BYTES, d->len);

@@ -30,15 +30,8 @@ struct nic *nic_create(const struct nic_config *c, int *err) {
   if (!nic->cfg.hdma_bytes_per_s) nic->cfg.hdma_bytes_per_s = NIC_DEFAULT_HDMA_BPS;
   if (!nic->cfg.link_bytes_per_s) nic->cfg.link_bytes_per_s = NIC_DEFAULT_LINK_BPS;
   nic->cfg.shm_name = NULL; /* not kept: the caller owns the string */
-  nic->send.buf = malloc(HW_LINK_MAX_FRAME);
-  if (!nic->send.buf) {
-    free(nic);
-    *err = NIC_ENOMEM;
-    return NULL;
-  }
   int rc = hwin_create(&nic->win, c->shm_name, nic->cfg.sram_size, c->node);
   if (rc != 0) {
-    free(nic->send.buf);
     free(nic);
     *err = rc == -EINVAL ? NIC_EINVAL : NIC_ESYS;
     return NULL;
@@ -57,7 +50,6 @@ void nic_destroy(struct nic *nic) {
   if (!nic) return;
   nic_iommu_release(nic);
   hwin_destroy(&nic->win);
-  free(nic->send.buf);
   free(nic);
 }
 

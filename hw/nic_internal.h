@@ -53,7 +53,6 @@ struct nic {
     uint64_t due;
     int open_dst;               /* destination of a message left open by SML, or -1 */
     uint32_t frame;
-    uint8_t *buf;               /* HW_LINK_MAX_FRAME bytes */
   } send;
 
   struct {

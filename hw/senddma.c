@@ -36,8 +36,7 @@ void nic_send_fire(struct nic *nic) {
       .frame = nic->send.frame++,
   };
   nic->send.busy = false;
-  size_t n = hw_link_encode(nic->send.buf, HW_LINK_MAX_FRAME, &h, nic->sram + nic->send.sram);
-  if (n && nic->fab && fabric_send(nic->fab, nic->cfg.node, h.dst, nic->send.buf, n, nic->now) == 0) {
+  if (nic->fab && fabric_send_link(nic->fab, &h, nic->sram + nic->send.sram, nic->now) == 0) {
     nic_ctr_add(nic, HW_CTR_SEND_FRAMES, 1);
     nic_ctr_add(nic, HW_CTR_SEND_BYTES, h.len);
   } else {

@@ -176,10 +176,9 @@ int udpfab_flush(struct fabric *f) {
   return u->st.tx_errors == errors ? 0 : -EIO;
 }
 
-static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *frame, size_t len,
-                   uint64_t now) {
-  struct udpfab *u = U(f);
-  (void)now;
+/* The frame of len bytes at u->scratch + UDPWIRE_HDR_LEN, from src to dst, onto the wire. */
+static int uf_post(struct udpfab *u, uint16_t src, uint16_t dst, size_t len) {
+  struct fabric *f = &u->f;
   if (!is_local(u, src)) return -EINVAL;
   struct fabric_counters *c = &u->cnt[src];
   if (dst >= f->nodes || !u->peer[dst].known) {
@@ -203,7 +202,6 @@ static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *
   }
   udpwire_put(u->scratch, &(struct udpwire_hdr){.src = src, .dst = dst, .len = (uint32_t)len,
                                                  .epoch = u->epoch});
-  memcpy(u->scratch + UDPWIRE_HDR_LEN, frame, len);
   if (v.corrupt) u->scratch[v.corrupt_at] ^= v.corrupt_xor;
   if (v.hold && !u->holding) {
     u->hold.src = src;
@@ -221,6 +219,26 @@ static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *
   }
   if (v.dup) queue_dgram(u, src, dst, u->scratch, dlen);
   return 0;
+}
+
+static int uf_send(struct fabric *f, uint16_t src, uint16_t dst, const uint8_t *frame, size_t len,
+                   uint64_t now) {
+  struct udpfab *u = U(f);
+  (void)now;
+  if (len <= UDPWIRE_MAX_FRAME) memcpy(u->scratch + UDPWIRE_HDR_LEN, frame, len);
+  return uf_post(u, src, dst, len);
+}
+
+static int uf_send_link(struct fabric *f, const struct hw_link_hdr *h, const void *payload,
+                        uint64_t now) {
+  struct udpfab *u = U(f);
+  (void)now;
+  size_t n = hw_link_encode(u->scratch + UDPWIRE_HDR_LEN, UDPWIRE_MAX_FRAME, h, payload);
+  if (!n && is_local(u, h->src)) {   /* larger than a datagram takes, or flags it cannot carry */
+    u->cnt[h->src].drops[FAB_DROP_MALFORMED]++;
+    return -EMSGSIZE;
+  }
+  return uf_post(u, h->src, h->dst, n);
 }
 
 /* --- receiving ------------------------------------------------------------------------------- */
@@ -402,6 +420,7 @@ static void uf_close(struct fabric *f) {
 static const struct fabric_ops udpfab_ops = {
     .name = "udp",
     .send = uf_send,
+    .send_link = uf_send_link,
     .poll = uf_poll,
     .next_due = uf_next_due,
     .link_up = uf_link_up,

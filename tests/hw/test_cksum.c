@@ -45,6 +45,23 @@ static void matches_reference(void **state) {
   assert_int_equal(hw_csum_sum_of(buf, sizeof buf), t_ref_sum(buf, sizeof buf));
 }
 
+/* hw_csum_copy: the bytes copied and their sum, at every alignment and length, vector and not. */
+static void copy_and_sum(void **state) {
+  (void)state;
+  static uint8_t src[4099], dst[4099 + 16];
+  for (uint32_t seed = 1; seed <= 6; seed++) {
+    t_fill(src, sizeof src, seed);
+    for (size_t off = 0; off < 4; off++)
+      for (size_t len = 0; len + off <= sizeof src; len += 1 + len / 5) {
+        memset(dst, 0x5a, sizeof dst);
+        assert_int_equal(hw_csum_copy(dst + 3 + off, src + off, len), t_ref_sum(src + off, len));
+        assert_memory_equal(dst + 3 + off, src + off, len);
+        assert_int_equal(dst[3 + off + len], 0x5a);   /* nothing past the end */
+        assert_int_equal(dst[2 + off], 0x5a);
+      }
+  }
+}
+
 static void streaming_any_split(void **state) {
   (void)state;
   uint8_t buf[257];
@@ -145,7 +162,7 @@ int main(void) {
       cmocka_unit_test(rfc1071_vector),    cmocka_unit_test(crc32_long_matches_bitwise),    cmocka_unit_test(ipv4_header_vector),
       cmocka_unit_test(empty_and_odd),     cmocka_unit_test(matches_reference),
       cmocka_unit_test(streaming_any_split), cmocka_unit_test(combine_even_parts),
-      cmocka_unit_test(append_known_sums),
+      cmocka_unit_test(append_known_sums), cmocka_unit_test(copy_and_sum),
       cmocka_unit_test(crc32_vectors),     cmocka_unit_test(crc32_matches_bitwise),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

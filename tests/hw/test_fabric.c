@@ -1,6 +1,8 @@
 /* The in-memory fabric: arrival times, per-link FIFO order, source filter, counters, fault
- * injection (drop, corrupt, truncate), malformed input, routing and link-down drops, and
- * nodes driven by threads of their own (nicd --threads). */
+ * injection (drop, corrupt, truncate), malformed input, routing and link-down drops, frames
+ * the fabric encodes itself (send_link) into recycled packets of every size, and nodes
+ * driven by threads of their own (nicd --threads). */
+#include <stdlib.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -72,6 +74,47 @@ static void many_in_order(void **state) {
     assert_int_equal(fabric_poll(f, 1, 0, 1u << 30, &rx), 1);
     assert_int_equal(rx.frame, (uint8_t)i);
   }
+  fabric_close(f);
+}
+
+/* send_link queues the frame send would be given; packets recycled from small frames carry
+ * large ones whole, and back. */
+static void send_link_frames(void **state) {
+  (void)state;
+  struct fabric *f = mk(2, 0);
+  struct fabric_rx rx;
+  const uint32_t big = 16384;
+  uint8_t *payload = malloc(big), *frame = malloc(big + HW_LINK_OVERHEAD);
+  assert_non_null(payload), assert_non_null(frame);
+  for (uint32_t k = 0; k < 64; k++) {
+    uint32_t len = k % 3 == 0 ? big : k % 3 == 1 ? 1 : 700 + k;
+    for (uint32_t i = 0; i < len; i++) payload[i] = (uint8_t)(i * 7 + k);
+    struct hw_link_hdr h = {.dst = 1, .src = 0, .flags = k & 1 ? HW_LINK_EOM : 0, .len = len,
+                            .frame = k};
+    size_t n = hw_link_encode(frame, big + HW_LINK_OVERHEAD, &h, payload);
+    assert_int_equal(fabric_send_link(f, &h, payload, k), 0);
+    if (k % 4 == 3) assert_int_equal(fabric_send(f, 0, 1, frame, n, k), 0);
+    for (int copies = k % 4 == 3 ? 2 : 1; copies > 0; copies--) {
+      assert_int_equal(fabric_poll(f, 1, 0, 1u << 30, &rx), 1);
+      assert_int_equal(rx.frame, k);
+      assert_int_equal(rx.len, len);
+      assert_int_equal(rx.flags, h.flags);
+      assert_memory_equal(rx.payload, payload, len);
+    }
+  }
+  struct hw_link_hdr bad = {.dst = 1, .src = 0, .flags = 0x80, .len = 4};
+  assert_int_equal(fabric_send_link(f, &bad, payload, 0), -EINVAL);
+  bad.flags = 0, bad.len = HW_LINK_MAX_PAYLOAD + 1;
+  assert_int_equal(fabric_send_link(f, &bad, payload, 0), -EINVAL);
+  bad.len = 4, bad.dst = 7;
+  assert_int_equal(fabric_send_link(f, &bad, payload, 0), -EHOSTUNREACH);
+  struct fabric_counters c;
+  fabric_counters(f, 0, &c);
+  assert_int_equal(c.drops[FAB_DROP_MALFORMED], 2);
+  assert_int_equal(c.drops[FAB_DROP_NO_ROUTE], 1);
+  assert_int_equal(c.tx_packets, 64 + 16);
+  assert_int_equal(fabric_poll(f, 1, 0, 1u << 30, &rx), 0);
+  free(payload), free(frame);
   fabric_close(f);
 }
 
@@ -233,7 +276,9 @@ static void *thr_run(void *arg) {
       memset(payload, (uint8_t)k, len);
       struct hw_link_hdr h = {.dst = d, .src = t->id, .len = len, .frame = k};
       size_t n = hw_link_encode(frame, sizeof frame, &h, payload);
-      while (fabric_send(t->f, t->id, d, frame, n, k) == -ENOBUFS) thr_take(t);   /* full */
+      while ((k & 1 ? fabric_send_link(t->f, &h, payload, k)
+                    : fabric_send(t->f, t->id, d, frame, n, k)) == -ENOBUFS)
+        thr_take(t);   /* full */
     }
     thr_take(t);
   }
@@ -269,7 +314,7 @@ static void threads_per_node(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(arrival_and_fifo), cmocka_unit_test(many_in_order),
-      cmocka_unit_test(source_filter),    cmocka_unit_test(fault_injection),
+      cmocka_unit_test(send_link_frames), cmocka_unit_test(source_filter),    cmocka_unit_test(fault_injection),
       cmocka_unit_test(malformed_input),  cmocka_unit_test(routes_and_links),
       cmocka_unit_test(threads_per_node),
   };
