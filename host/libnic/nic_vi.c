@@ -33,15 +33,21 @@ static void wq_init(struct lnic_wq *q, uint32_t ring_addr, volatile struct hosti
  * Returns the index, 0 if none, and sets *reaping when such entries wait for nicd. */
 static unsigned claim_entry(struct lnic_dev *d, uint32_t me, bool *reaping) {
   *reaping = false;
-  for (unsigned i = 1; i < HOSTIF_NVI; i++) {
+  /* Entries are taken round the table from where the last one was, not lowest first, so that
+   * an entry just freed is taken again last: a message of its old connection still on its
+   * way (an ACK, a retransmission) cannot meet a new connection between the same two
+   * entries, which the wire cannot tell from the old one. */
+  static unsigned next;
+  for (unsigned k = 0; k < HOSTIF_NVI - 1; k++) {
+    unsigned i = 1 + (next + k) % (HOSTIF_NVI - 1);
     volatile struct hostif_vi *e = lnic_hostif_vi(d, i);
     uint32_t owner = sram_ld32(&e->owner_pid);
     uint32_t state = sram_ld32(&e->state);
     if (owner == 0 && state == HOSTIF_VI_FREE) {
-      if (sram_cas32(&e->owner_pid, 0, me)) return i;
+      if (sram_cas32(&e->owner_pid, 0, me)) return next = i, i;
     } else if (owner != me && pid_dead(owner)) {
       if (HOSTIF_VI_NAMES_PEER(state)) *reaping = true;
-      else if (sram_cas32(&e->owner_pid, owner, me)) return i;
+      else if (sram_cas32(&e->owner_pid, owner, me)) return next = i, i;
     }
   }
   return 0;
