@@ -18,10 +18,11 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 7u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
+#define HOSTIF_VERSION 8u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
                                queue; 5: the rings' rel_seq (a peer's last delivered message);
                                6: 64 VIs, sharing doorbells and signal bits 15 apart;
-                               7: 16 KiB wire messages, the PANIC area moved down */
+                               7: 16 KiB wire messages, the PANIC area moved down;
+                               8: the VI's connection stamp (conn) */
 
 /* SRAM map. The first 1 MiB holds the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
@@ -147,6 +148,12 @@ struct hostif_vi {
   uint32_t port;             /* HOSTIF_VI_F_DGRAM: the UDP port it is bound to (1..65535),
                                 written by the host while it is FREE; the VI table's port
                                 words are the firmware's port -> VI table */
+  uint32_t conn;             /* when CONNECTED: the connection's stamp, written by nicd with
+                                remote_node and remote_vi, the same at both ends and new for
+                                each connection. Every message of the connection carries it,
+                                and a VI takes none with another: the wire cannot otherwise
+                                tell a late message of an earlier connection between the
+                                same two entries from one of this (WIRE.md) */
   struct hostif_ring sq;     /* send queue */
   struct hostif_ring rq;     /* receive queue */
 };

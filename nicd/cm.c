@@ -229,7 +229,8 @@ static void do_connect(int c, unsigned node, unsigned vi, unsigned rnode, const 
  * may come as soon as it learns), the requester's nicd pairs its own and answers DONE. */
 static void accept_remote(int c, struct req *r, unsigned node, unsigned vi) {
   if (r->accepting) { reply(c, "ERR NOMATCH the request is being accepted"); return; }
-  if (vitab_pair_half(D, node, vi, r->node, r->vi, r->rel) != 0) {
+  uint32_t stamp = vitab_new_stamp();
+  if (vitab_pair_half(D, node, vi, r->node, r->vi, r->rel, stamp) != 0) {
     reply(c, "ERR STATE VIs not idle or reliability differs");
     peer_send(r->conn, r->gen, "REJ %u", r->rid);
     r->used = false;
@@ -241,7 +242,7 @@ static void accept_remote(int c, struct req *r, unsigned node, unsigned vi) {
   r->acceptor_serial = cli[c].serial;
   r->anode = node;
   r->avi = vi;
-  peer_send(r->conn, r->gen, "ACC %u %d %u %u", r->rid, r->id, node, vi);
+  peer_send(r->conn, r->gen, "ACC %u %d %u %u %u", r->rid, r->id, node, vi, stamp);
 }
 
 static void do_accept(int c, unsigned id, unsigned node, unsigned vi) {
@@ -375,11 +376,12 @@ void cm_remote_withdraw(int conn, uint32_t gen, unsigned rid) {
   if (r && !r->accepting) r->used = false;
 }
 
-int cm_remote_accepted(int conn, uint32_t gen, unsigned id, unsigned rnode, unsigned rvi) {
+int cm_remote_accepted(int conn, uint32_t gen, unsigned id, unsigned rnode, unsigned rvi,
+                       uint32_t stamp) {
   struct req *r = find_remote(conn, gen, id, false);
   if (!r) return -1;    /* withdrawn meanwhile: the acceptor's nicd unpairs its VI */
   r->used = false;
-  if (vitab_pair_half(D, r->node, r->vi, rnode, rvi, r->rel) != 0) {
+  if (vitab_pair_half(D, r->node, r->vi, rnode, rvi, r->rel, stamp) != 0) {
     reply(r->from, "ERR REJECTED the requesting VI is no longer idle");
     return -1;
   }

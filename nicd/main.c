@@ -282,6 +282,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!D.cpus) D.cpus = 1;
+  vitab_stamp_seed(D.timing);
   bool coarse_asked = coarse;
   if (fast && !fine) coarse = true;
   D.threads = D.udp || D.timing ? 1 : threads ? threads : default_threads();

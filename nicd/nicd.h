@@ -180,7 +180,8 @@ void cm_remote_request(int conn, uint32_t gen, unsigned rid, unsigned node, unsi
                       unsigned rnode, const char *rdisc, const char *mydisc, unsigned rel);
 void cm_remote_withdraw(int conn, uint32_t gen, unsigned rid);
 /* The acceptor's side wrote its VI: pair ours (0) or refuse (-1: requester gone or VI busy). */
-int cm_remote_accepted(int conn, uint32_t gen, unsigned id, unsigned rnode, unsigned rvi);
+int cm_remote_accepted(int conn, uint32_t gen, unsigned id, unsigned rnode, unsigned rvi,
+                       uint32_t stamp);
 /* The acceptor's nicd answered a request of ours without pairing: `line` goes to the
  * requester (ERR REJECTED, ERR NONIC...). */
 void cm_remote_answer(int conn, uint32_t gen, unsigned id, const char *line);
@@ -244,10 +245,17 @@ enum cm_verb cm_parse(char *line, struct cm_req *r);
  * zombie): it can never use a VI or a time slot again. */
 bool vitab_owner_gone(pid_t pid);
 struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi);
-/* Pairs local (node, vi) with remote (rnode, rvi) of another nicd: the VI must be IDLE with
- * reliability rel. 0 or -1. */
+/* Where connection stamps start: at random, so that a nicd taking over NICs (or restarted
+ * beside peers) does not repeat the stamps of connections still in their VI tables; at 1 when
+ * deterministic (timing mode, whose figures must repeat exactly: the stamp goes into every
+ * header and its checksum, and random stamps made them differ between runs). */
+void vitab_stamp_seed(bool deterministic);
+/* A connection stamp (hostif_vi.conn) not given out lately: never 0. */
+uint32_t vitab_new_stamp(void);
+/* Pairs local (node, vi) with remote (rnode, rvi) of another nicd under the connection's
+ * stamp: the VI must be IDLE with reliability rel. 0 or -1. */
 int vitab_pair_half(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi,
-                    unsigned rel);
+                    unsigned rel, uint32_t stamp);
 /* Undoes vitab_pair_half: back to IDLE if still paired with (rnode, rvi). */
 void vitab_unpair(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi);
 /* Pairs (na, va) and (nb, vb): both must be IDLE with the same reliability. 0 or -1. */

@@ -176,7 +176,7 @@ static int dial(int p, char *why, size_t cap) {
     close(fd);
     return -1;
   }
-  peer_send(i, C[i].gen, "HELLO 2");
+  peer_send(i, C[i].gen, "HELLO 3");
   return i;
 }
 
@@ -285,14 +285,14 @@ static void handle(int i, char *line) {
   switch (peer_parse(line, &m)) {
   case PEER_HB: return;
   case PEER_HELLO:
-    if (a[0] == 2) return;
+    if (a[0] == 3) return;
     break;   /* another version of the protocol */
   case PEER_CONN:
     cm_remote_request(i, c->gen, a[0], a[1], a[2], a[3], m.s[0], m.s[1], a[4]);
     return;
   case PEER_WDRAW: cm_remote_withdraw(i, c->gen, a[0]); return;
   case PEER_ACC: {
-    bool ok = cm_remote_accepted(i, c->gen, a[0], a[2], a[3]) == 0;
+    bool ok = cm_remote_accepted(i, c->gen, a[0], a[2], a[3], a[4]) == 0;
     peer_send(i, c->gen, "DONE %u %u", a[1], ok ? 1u : 0u);
     return;
   }

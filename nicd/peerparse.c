@@ -9,7 +9,7 @@
 /* Each line: its verb, then 'n' (a number) or 's' (a string) per field. */
 static const struct line_shape shapes[] = {
     {"HB", PEER_HB, ""},           {"HELLO", PEER_HELLO, "n"}, {"CONN", PEER_CONN, "nnnnssn"},
-    {"WDRAW", PEER_WDRAW, "n"},    {"ACC", PEER_ACC, "nnnn"},  {"REJ", PEER_REJ, "n"},
+    {"WDRAW", PEER_WDRAW, "n"},    {"ACC", PEER_ACC, "nnnnn"},  {"REJ", PEER_REJ, "n"},
     {"FAIL", PEER_FAIL, "ns"},     {"DONE", PEER_DONE, "nn"},  {"DISC", PEER_DISC, "nnnnn"},
 };
 

@@ -3,8 +3,12 @@
  * firmware reads an entry afresh for every message, so it sees a connection change at once. */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "nicd.h"
 
@@ -16,6 +20,20 @@ struct hostif_vi *vitab_vi(struct nicd *d, unsigned node, unsigned vi) {
 
 static uint32_t ld(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static void st(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+static _Atomic uint32_t next_stamp;
+
+void vitab_stamp_seed(bool deterministic) {
+  uint32_t r = 1;
+  if (!deterministic && getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+    r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+  atomic_store(&next_stamp, r ? r : 1u);
+}
+
+uint32_t vitab_new_stamp(void) {
+  uint32_t s = atomic_fetch_add(&next_stamp, 1u);
+  return s ? s : atomic_fetch_add(&next_stamp, 1u);
+}
 
 /* A new connection starts with no delivered message on either side (hostif.h, rel_seq). */
 static void rel_seq_clear(struct hostif_vi *v) {
@@ -32,6 +50,7 @@ int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned v
   a->remote_vi = (uint16_t)vb;
   b->remote_node = (uint16_t)na;
   b->remote_vi = (uint16_t)va;
+  a->conn = b->conn = vitab_new_stamp();
   rel_seq_clear(a);
   rel_seq_clear(b);
   st(&a->state, HOSTIF_VI_CONNECTED);
@@ -40,11 +59,12 @@ int vitab_pair(struct nicd *d, unsigned na, unsigned va, unsigned nb, unsigned v
 }
 
 int vitab_pair_half(struct nicd *d, unsigned node, unsigned vi, unsigned rnode, unsigned rvi,
-                    unsigned rel) {
+                    unsigned rel, uint32_t stamp) {
   struct hostif_vi *a = vitab_vi(d, node, vi);
   if (!a || ld(&a->state) != HOSTIF_VI_IDLE || a->reliability != rel) return -1;
   a->remote_node = (uint16_t)rnode;
   a->remote_vi = (uint16_t)rvi;
+  a->conn = stamp;
   rel_seq_clear(a);
   st(&a->state, HOSTIF_VI_CONNECTED);
   return 0;

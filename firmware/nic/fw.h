@@ -128,7 +128,7 @@ struct fw_rxi {
   uint32_t last_len;        /* for stall detection */
   uint16_t src;             /* link source */
   bool reliable;            /* for a VI connected to its sender with Reliable Delivery */
-  uint32_t vi_gen, vi_key;  /* the VI's incarnation and connection when it was classified */
+  uint32_t vi_gen, vi_key, vi_conn;  /* the VI's incarnation and connection when it was classified */
   struct fw_wire_hdr hdr;
   struct fw_piece piece[HOSTIF_MAXSEG];  /* where the payload goes in host memory */
 };
@@ -181,9 +181,10 @@ struct fw_vi {
   uint8_t nack_status;         /* 0: ACK; else the hostif status the sender is to report */
   uint32_t ack_seq;
   uint16_t ack_node, ack_vi;   /* where it goes (the connection may be broken by then) */
+  uint32_t ack_conn;           /* and the stamp it carries */
   uint32_t gen;                /* hostif_vi.generation the state above belongs to */
   /* the connection the state above belongs to */
-  uint32_t conn_key;
+  uint32_t conn_key, conn;
   /* Reliable Delivery's retransmission (fw_reliab.c): the instance of the machines is
    * fw->rel[vi]; these are its runtime's */
   bool rel_on;                 /* a reliable connection: the instance runs */
@@ -195,6 +196,7 @@ struct fw_vi {
   uint16_t rt_gen;             /* the Sender's tgen when the deadline was set */
   uint16_t peer_node, peer_vi; /* the connection's other end */
   uint16_t rst_node, rst_vi;
+  uint32_t peer_conn, rst_conn; /* the stamps of the connection and of the RST */
   uint32_t tx_want_seq;
   uint32_t base_seen;          /* the Sender's base when completions were last written */
   uint64_t rt_due;             /* clock (ns) when the timer expires */

@@ -22,6 +22,7 @@ static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t
   v->ack_seq = h->seq;
   v->ack_node = h->src_node;
   v->ack_vi = h->src_vi;
+  v->ack_conn = h->conn;
   fw->ack_work |= fw_vi_bit(vi);
 }
 
@@ -66,6 +67,7 @@ void fw_ack_pump(struct fw *fw) {
     h.dst_node = v->ack_node;
     h.src_vi = (uint16_t)vi;
     h.dst_vi = v->ack_vi;
+    h.conn = v->ack_conn;
     h.ack = v->ack_seq;
     h.imm = v->nack_status;
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the send queue is full: later */

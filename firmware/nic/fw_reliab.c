@@ -54,6 +54,7 @@ void fw_reliab_reset(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   if (w->state == HOSTIF_VI_CONNECTED || v->brk_st == 0) v->brk_st = HOSTIF_ST_DISCONNECTED;
   v->peer_node = w->remote_node;
   v->peer_vi = w->remote_vi;
+  v->peer_conn = w->conn;
   v->base_seen = 0;
   v->rtt_timing = false;
   v->srtt = v->rttvar = v->rt_hold = 0;
@@ -232,6 +233,7 @@ void fw_reliab_pump(struct fw *fw) {
     h.dst_node = v->rst_node;
     h.src_vi = (uint16_t)vi;
     h.dst_vi = v->rst_vi;
+    h.conn = v->rst_conn;
     h.imm = HOSTIF_ST_TRANSPORT;
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the pipeline is full: later */
     v->rst_want = false;
@@ -251,6 +253,7 @@ void reliab_hal_transmit(reliab_t *sys, uint8_t kind, int32_t seq) {
     fw->rst_work |= fw_vi_bit(vi);
     v->rst_node = v->peer_node;
     v->rst_vi = v->peer_vi;
+    v->rst_conn = v->peer_conn;
     (void)reliab_raise(sys, reliab_EV_tx_taken);
     return;
   }
@@ -279,6 +282,7 @@ void reliab_hal_ack_send(reliab_t *sys, int32_t seq) {
   v->ack_seq = (uint32_t)seq;
   v->ack_node = v->peer_node;
   v->ack_vi = v->peer_vi;
+  v->ack_conn = v->peer_conn;
   fw->ack_work |= fw_vi_bit(vi);
 }
 

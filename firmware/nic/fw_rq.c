@@ -155,6 +155,7 @@ static void classify_dgram(struct fw *fw, struct fw_rxi *ri) {
   h->dst_vi = (uint16_t)vi;
   ri->vi_gen = w.gen;
   ri->vi_key = v->conn_key;
+  ri->vi_conn = v->conn;
   ri->drop_reason = FW_DROP_NONE;
   fw_dgctx_classify(fw, ri, vi, &w);
 }
@@ -204,10 +205,14 @@ void fw_rq_classify(struct fw *fw, unsigned buf) {
   if (h->dst_vi == 0 || h->dst_vi >= HOSTIF_NVI) return;
   struct fw_vi_view w;
   fw_vi_sync(fw, h->dst_vi, &w);
-  if (w.state != HOSTIF_VI_CONNECTED || w.remote_node != h->src_node || w.remote_vi != h->src_vi)
+  /* A message of an earlier connection between the same two entries (its stamp) is of a
+   * connection gone. */
+  if (w.state != HOSTIF_VI_CONNECTED || w.remote_node != h->src_node ||
+      w.remote_vi != h->src_vi || w.conn != h->conn)
     return;
   ri->vi_gen = w.gen;
   ri->vi_key = fw->vi[h->dst_vi].conn_key;
+  ri->vi_conn = w.conn;
   ri->drop_reason = FW_DROP_NONE;
   if (ctrl) {
     /* an ACK on a reliable connection names a message modulo FW_NSEQ */
@@ -279,7 +284,8 @@ void fw_rq_finish(struct fw *fw, unsigned buf) {
      * of it (completion, acknowledgement, refusal) may touch the VI now in the entry. */
     struct fw_vi_view w;
     fw_vi_sync(fw, h->dst_vi, &w);
-    if (w.gen != ri->vi_gen || fw->vi[h->dst_vi].conn_key != ri->vi_key) {
+    if (w.gen != ri->vi_gen || fw->vi[h->dst_vi].conn_key != ri->vi_key ||
+        fw->vi[h->dst_vi].conn != ri->vi_conn) {
       count_drop(fw, FW_DROP_NO_VI);
       return;
     }

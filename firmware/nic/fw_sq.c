@@ -230,6 +230,7 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
   h->dst_node = w->remote_node;
   h->src_vi = (uint16_t)vi;
   h->dst_vi = w->remote_vi;
+  h->conn = w->conn;
   h->seq = seq;
   h->ack = 0;
   h->len = plen;
@@ -242,6 +243,7 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
     /* a datagram (WIRE.md, "Datagrams"): to the receiver's port table, VI 0 */
     h->dst_node = HOSTIF_DGRAM_NODE(d->rdma_addr);
     h->dst_vi = 0;
+    h->conn = 0;
     if (fw_sram_rd32(fw, FW_VI_FIELD(vi, port)) == SPINE_IP_PORT) h->type = FW_WIRE_IP;  /* WIRE.md */
     h->rdma_handle = (uint32_t)HOSTIF_DGRAM_PORT(d->rdma_addr) << 16 |
                      (uint16_t)fw_sram_rd32(fw, FW_VI_FIELD(vi, port));

@@ -60,9 +60,10 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   bool fresh = w->gen != v->gen;
   if (fresh) vi_forget(fw, vi, w->gen);
   uint32_t key = conn_key(w);
-  if (fresh || key != v->conn_key) {
+  if (fresh || key != v->conn_key || w->conn != v->conn) {
     if (!fresh && w->state == HOSTIF_VI_ERROR) peer_delivered(fw, vi);
     v->conn_key = key;
+    v->conn = w->conn;
     v->tx_seq = 0;
     v->rx_active = false;
     if (fw->ack_watch & fw_vi_bit(vi)) fw_sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);

@@ -25,7 +25,7 @@ static inline bool fw_vi_from(uint64_t mask, unsigned vi) {
 
 /* What the firmware reads of a VI entry. */
 struct fw_vi_view {
-  uint32_t state, reliability, ptag, gen;
+  uint32_t state, reliability, ptag, gen, conn;
   uint16_t remote_node, remote_vi;
 };
 
@@ -39,6 +39,7 @@ static inline void fw_vi_read(struct fw *fw, unsigned vi, struct fw_vi_view *w) 
   w->gen = fw_sram_rd32(fw, FW_VI_FIELD(vi, generation));
   w->remote_node = fw_sram_rd16(fw, FW_VI_FIELD(vi, remote_node));
   w->remote_vi = fw_sram_rd16(fw, FW_VI_FIELD(vi, remote_vi));
+  w->conn = fw_sram_rd32(fw, FW_VI_FIELD(vi, conn));
 }
 
 /* Reads the entry and resets what belonged to an earlier connection or incarnation. Writes

@@ -67,6 +67,7 @@ void fw_wire_encode(uint8_t *o, const struct fw_wire_hdr *h) {
   put32(o + 32, h->msg_off);
   put32(o + 36, h->msg_len);
   put32(o + 40, h->rdma_handle);
+  put32(o + 44, h->conn);
   put32(o + 48, (uint32_t)(h->rdma_addr >> 32));
   put32(o + 52, (uint32_t)h->rdma_addr);
   put16(o + 2, (uint16_t)~fw_wire_csum(o, FW_WIRE_HDR_LEN));
@@ -76,7 +77,7 @@ bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
   if (in[0] != FW_WIRE_VERSION) return false;
   if (in[1] < 1 || in[1] > FW_WIRE_TYPE_MAX) return false;
   if (get16(in + 4) & ~FW_WIRE_F_ALL) return false;
-  if (get16(in + 14) != 0 || get32(in + 44) != 0) return false;
+  if (get16(in + 14) != 0) return false;
   if (fw_wire_csum(in, FW_WIRE_HDR_LEN) != 0xffffu) return false;
   h->type = in[1];
   h->flags = get16(in + 4);
@@ -91,6 +92,7 @@ bool fw_wire_decode(const uint8_t *in, struct fw_wire_hdr *h) {
   h->msg_off = get32(in + 32);
   h->msg_len = get32(in + 36);
   h->rdma_handle = get32(in + 40);
+  h->conn = get32(in + 44);
   h->rdma_addr = (uint64_t)get32(in + 48) * 0x100000000u + get32(in + 52);
   if (h->msg_off > h->msg_len || h->len > h->msg_len - h->msg_off) return false;
   return true;
@@ -191,6 +193,7 @@ void fw_wire_panic_hdr(const struct fw_wire_panic *p, struct fw_wire_hdr *h) {
   h->ack = 0;
   h->imm = 0;
   h->rdma_handle = 0;
+  h->conn = 0;
   h->rdma_addr = 0;
   if (p->kind == FW_WIRE_PANIC_MSG) {
     h->rdma_handle = p->msg.prog;

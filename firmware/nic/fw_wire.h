@@ -32,6 +32,7 @@ struct fw_wire_hdr {
   uint16_t flags;
   uint16_t src_node, dst_node, src_vi, dst_vi;
   uint32_t seq, ack, len, imm, msg_off, msg_len, rdma_handle;
+  uint32_t conn;   /* the connection's stamp (hostif_vi.conn); 0 outside a connection */
   uint64_t rdma_addr;
 };
 

@@ -34,9 +34,9 @@ static void wq_init(struct lnic_wq *q, uint32_t ring_addr, volatile struct hosti
 static unsigned claim_entry(struct lnic_dev *d, uint32_t me, bool *reaping) {
   *reaping = false;
   /* Entries are taken round the table from where the last one was, not lowest first, so that
-   * an entry just freed is taken again last: a message of its old connection still on its
-   * way (an ACK, a retransmission) cannot meet a new connection between the same two
-   * entries, which the wire cannot tell from the old one. */
+   * an entry just freed is taken again last: the messages of its old connection still on
+   * their way (ACKs, retransmissions) find no VI, rather than a new connection between the
+   * same two entries, whose stamp (hostif.h, conn) they would fail. */
   static unsigned next;
   for (unsigned k = 0; k < HOSTIF_NVI - 1; k++) {
     unsigned i = 1 + (next + k) % (HOSTIF_NVI - 1);

@@ -848,6 +848,7 @@ static void t_control_port_misuse(void) {
   CHECK_EQ(counter(0, "FABRIC\n", "control_refused"), refused + 1);
   CHECK(control_closes("127.0.0.1", "HELLO 1\nNONSENSE 1 2\n"));
   CHECK(control_closes("127.0.0.1", "HELLO 2\n"));              /* another version */
+  CHECK(control_closes("127.0.0.1", "HELLO 3\nACC 1 2 3 4\n"));  /* ACC without its stamp */
   CHECK(control_closes("127.0.0.1", "CONN 1 2\n"));             /* wrong shape */
   char line[700], out[256];
   memset(line, 'x', sizeof line - 2);

@@ -22,11 +22,17 @@ void rh_vi_create(struct hwin *w, unsigned vi, uint32_t ptag, uint32_t reliabili
 
 void rh_vi_pair(struct hwin *a, unsigned via, uint16_t node_a, struct hwin *b, unsigned vib,
                 uint16_t node_b) {
+  rh_vi_pair_stamp(a, via, node_a, b, vib, node_b, 0);
+}
+
+void rh_vi_pair_stamp(struct hwin *a, unsigned via, uint16_t node_a, struct hwin *b,
+                      unsigned vib, uint16_t node_b, uint32_t stamp) {
   struct hostif_vi *x = rh_vi(a, via), *y = rh_vi(b, vib);
   x->remote_node = node_b;
   x->remote_vi = (uint16_t)vib;
   y->remote_node = node_a;
   y->remote_vi = (uint16_t)via;
+  x->conn = y->conn = stamp;
   atomic_thread_fence(memory_order_release);
   x->state = HOSTIF_VI_CONNECTED;
   y->state = HOSTIF_VI_CONNECTED;

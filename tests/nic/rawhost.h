@@ -13,9 +13,12 @@
 struct hostif_vi *rh_vi(struct hwin *w, unsigned vi);
 /* Creates VI vi (rings zeroed, state IDLE). */
 void rh_vi_create(struct hwin *w, unsigned vi, uint32_t ptag, uint32_t reliability);
-/* Connects two VIs the way nicd does (remote fields, then CONNECTED). */
+/* Connects two VIs the way nicd does (remote fields and the connection's stamp, then
+ * CONNECTED); rh_vi_pair with stamp 0. */
 void rh_vi_pair(struct hwin *a, unsigned via, uint16_t node_a, struct hwin *b, unsigned vib,
                 uint16_t node_b);
+void rh_vi_pair_stamp(struct hwin *a, unsigned via, uint16_t node_a, struct hwin *b,
+                      unsigned vib, uint16_t node_b, uint32_t stamp);
 /* A descriptor with one segment per (addr, len) pair. */
 struct hostif_desc rh_desc(uint16_t op, uint32_t ptag, unsigned nseg, const uint64_t *addr,
                            const uint32_t *len);

@@ -16,7 +16,7 @@ static struct fw_wire_hdr sample(uint32_t len) {
       .type = FW_WIRE_RDMA_WRITE, .flags = FW_WIRE_F_IMM | FW_WIRE_F_LAST, .src_node = 1,
       .dst_node = 2, .src_vi = 300, .dst_vi = 400, .seq = 0xdeadbeef, .ack = 17, .len = len,
       .imm = 0xcafef00d, .msg_off = 4096, .msg_len = 4096 + len,
-      .rdma_addr = 0x7fff12345678ull, .rdma_handle = 0x55aa};
+      .rdma_addr = 0x7fff12345678ull, .rdma_handle = 0x55aa, .conn = 0x9e3779b9};
 }
 
 static void header_round_trip(void **state) {
@@ -29,7 +29,7 @@ static void header_round_trip(void **state) {
               g.dst_node == h.dst_node && g.src_vi == h.src_vi && g.dst_vi == h.dst_vi &&
               g.seq == h.seq && g.ack == h.ack && g.len == h.len && g.imm == h.imm &&
               g.msg_off == h.msg_off && g.msg_len == h.msg_len &&
-              g.rdma_handle == h.rdma_handle && g.rdma_addr == h.rdma_addr);
+              g.rdma_handle == h.rdma_handle && g.conn == h.conn && g.rdma_addr == h.rdma_addr);
   assert_int_equal(hw_csum_sum_of(pkt, sizeof pkt), 0xffff);  /* the header checks alone */
   for (unsigned i = 0; i < FW_WIRE_HDR_LEN; i++) {   /* any flipped bit is caught */
     pkt[i] ^= 0x10;
@@ -46,7 +46,7 @@ static void header_rejects(void **state) {
       {0, 2},                      /* version */
       {1, 0}, {1, FW_WIRE_TYPE_MAX + 1},   /* no such type (5..8 decode; fw_rq.c drops them) */
       {5, 0x10},                   /* unknown flag */
-      {15, 1}, {47, 1},            /* reserved */
+      {15, 1},                     /* reserved */
       {35, 1},                     /* msg_off 4097 + len 16 > msg_len 4112 */
       {32, 0xff},                  /* msg_off > msg_len */
   };
