@@ -4,7 +4,8 @@
 # SET, GET; its default 50 clients: each of its tests opens new connections while the last ones
 # close, which a NIC's 63 VIs serve because SOVIA waits for the closing ones'), sockperf TCP ping-pong latency percentiles (64 B), iperf3 Gbit/s (both
 # directions, one stream), wrk requests/s and MB/s against nginx (2 workers, a 4 KB page, 8
-# connections). SOVIA: server under the shim on NIC 0, client on NIC 1, each in an empty
+# connections), and ab's requests/s against the same nginx with a new connection for each
+# request (50 at once: connection set-up and tear-down). SOVIA: server under the shim on NIC 0, client on NIC 1, each in an empty
 # network namespace (tests/sovia_apps/apps_lib.sh); kernel: both as they are, on 127.0.0.1.
 # The two run interleaved, APPS_REPS times (default 3): median and min-max. Table on stdout,
 # data and plot (ratio SOVIA / kernel per figure) in build/bench/apps.{dat,png,svg}.
@@ -14,8 +15,8 @@ cd "$(dirname "$0")/.."
 . tests/common/nicd.sh
 . tests/sovia_apps/apps_lib.sh
 smoke=0; [[ ${1:-} == --smoke ]] && smoke=1
-reps=${APPS_REPS:-3}; secs=5; rn=20000
-((smoke)) && { reps=1; secs=1; rn=1000; }
+reps=${APPS_REPS:-3}; secs=5; rn=20000; abn=5000
+((smoke)) && { reps=1; secs=1; rn=1000; abn=500; }
 out=build/bench; mkdir -p "$out"
 trap nicd_cleanup EXIT
 for f in "$SO" build/bin/nicd; do
@@ -86,7 +87,7 @@ run_wrk() {
   cat >"$run/ngx-$m/nginx.conf" <<NGX
 user root; daemon off; master_process on; worker_processes 2; env VERINIC_RUN;
 pid $run/ngx-$m/nginx.pid; error_log $run/ngx-$m/error.log warn;
-events { worker_connections 64; }
+events { worker_connections 128; }
 http { access_log off; server { listen $port; root $run/www; } }
 NGX
   port=$((port - 1))
@@ -97,11 +98,14 @@ NGX
   v=$(awk '/^Requests\/sec:/ {print $2}' "$run/wrk"); [[ -n $v ]] && add "wrk req/s" "$m" "$v"
   v=$(awk '/^Transfer\/sec:/ {x=$2; if (x ~ /KB$/) {sub(/KB/,"",x); x/=1024} else if (x ~ /GB$/) {sub(/GB/,"",x); x*=1024} else sub(/MB/,"",x); print x}' "$run/wrk")
   [[ -n $v ]] && add "wrk MB/s" "$m" "$v"
+  client "$m" timeout 120 ab -q -s 10 -n $abn -c 50 "http://$h:$port/index.html" >"$run/ab" 2>&1
+  v=$(awk '/^Requests per second:/ {print $4}' "$run/ab")
+  [[ -n $v ]] && grep -q '^Failed requests: *0$' "$run/ab" && add "ab req/s (conn each)" "$m" "$v"
   stop "$srv" QUIT 15 >/dev/null
 }
 
 metrics=("redis PING_MBULK req/s" "redis SET req/s" "redis GET req/s" "sockperf p50 us" "sockperf p99 us" "sockperf p99.9 us"
-         "iperf3 Gbit/s" "iperf3 -R Gbit/s" "wrk req/s" "wrk MB/s")
+         "iperf3 Gbit/s" "iperf3 -R Gbit/s" "wrk req/s" "wrk MB/s" "ab req/s (conn each)")
 for ((r = 0; r < reps; r++)); do
   for prog in redis sockperf iperf3 wrk; do
     for m in sovia kernel; do "run_$prog" "$m"; done
