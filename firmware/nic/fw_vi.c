@@ -71,12 +71,20 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
   }
   /* Rings re-initialised by the host (a new VI in this entry): adopt them when idle. */
   uint32_t sc = fw_sram_rd32(fw, FW_RING_CONS(vi, sq)), sd = fw_sram_rd32(fw, FW_RING_DONE(vi, sq));
+  uint32_t rd = fw_sram_rd32(fw, FW_RING_DONE(vi, rq));
+  /* A host making a new VI in the entry bumps the generation, then zeroes the rings: indices
+   * read after the generation may be the new VI's. Adopted as this VI's, they let the old
+   * producer index (read before) take the new ring's first slot as posted; its send was
+   * aborted unseen and the host's first descriptor skipped (a SOVIA WAKEUP: its request then
+   * went out in its place). So nothing is adopted unless the generation is still the one
+   * read; the next sync finds the new VI and forgets the old one whole. */
+  fw_sram_acquire();
+  if (fw_sram_rd32(fw, FW_VI_FIELD(vi, generation)) != w->gen) return;
   if ((sc != v->sq_cons || sd != v->sq_done) && !v->have && v->sq_cons == v->sq_done) {
     v->sq_cons = sc;
     v->sq_done = sc;
     fw_sram_wr32(fw, FW_RING_DONE(vi, sq), sc);
   }
-  uint32_t rd = fw_sram_rd32(fw, FW_RING_DONE(vi, rq));
   if (rd != v->rq_done && !v->rx_active) {
     v->rq_done = rd;
     fw_sram_wr32(fw, FW_RING_CONS(vi, rq), rd);
