@@ -2,11 +2,13 @@
 # bench/bench_apps.sh (`make bench-apps`): unmodified programs' own figures over SOVIA beside
 # the same programs over kernel TCP on loopback, in one run: redis-benchmark requests/s (PING,
 # SET, GET; its default 50 clients: each of its tests opens new connections while the last ones
-# close, which a NIC's 63 VIs serve because SOVIA waits for the closing ones'), sockperf TCP ping-pong latency percentiles (64 B), iperf3 Gbit/s (both
-# directions, one stream), wrk requests/s and MB/s against nginx (2 workers, a 4 KB page, 8
-# connections), and ab's requests/s against the same nginx with a new connection for each
-# request (50 at once: connection set-up and tear-down). SOVIA: server under the shim on NIC 0, client on NIC 1, each in an empty
-# network namespace (tests/sovia_apps/apps_lib.sh); kernel: both as they are, on 127.0.0.1.
+# close, which a NIC's 63 VIs serve because SOVIA waits for the closing ones'), sockperf TCP
+# ping-pong latency percentiles (64 B), iperf3 Gbit/s (both directions, one stream), wrk
+# requests/s and MB/s against nginx (2 workers, a 4 KB page, 8 connections), and ab's
+# requests/s against the same nginx with a new connection for each request (50 at once:
+# connection set-up and tear-down). SOVIA: server under the shim on NIC 0, client on NIC 1,
+# each in an empty network namespace (tests/sovia_apps/apps_lib.sh); kernel: both as they
+# are, on 127.0.0.1.
 # The two run interleaved, APPS_REPS times (default 3): median and min-max. Table on stdout,
 # data and plot (ratio SOVIA / kernel per figure) in build/bench/apps.{dat,png,svg}.
 #   bench/bench_apps.sh [--smoke]   (--smoke: one short round of each; "N passed, N failed")

@@ -86,6 +86,7 @@ struct lnic_dev {
   char devname[32];
   uint16_t node;
   struct lnic_vi *vi[HOSTIF_NVI];
+  unsigned vi_next;             /* the VI table entry this process took last (nic_vi.c) */
   struct lnic_mr mr[NIC_MAX_MR];
   bool dead;
   uint64_t last_alive_check;

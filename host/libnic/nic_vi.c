@@ -37,17 +37,16 @@ static unsigned claim_entry(struct lnic_dev *d, uint32_t me, bool *reaping) {
    * an entry just freed is taken again last: the messages of its old connection still on
    * their way (ACKs, retransmissions) find no VI, rather than a new connection between the
    * same two entries, whose stamp (hostif.h, conn) they would fail. */
-  static unsigned next;
   for (unsigned k = 0; k < HOSTIF_NVI - 1; k++) {
-    unsigned i = 1 + (next + k) % (HOSTIF_NVI - 1);
+    unsigned i = 1 + (d->vi_next + k) % (HOSTIF_NVI - 1);
     volatile struct hostif_vi *e = lnic_hostif_vi(d, i);
     uint32_t owner = sram_ld32(&e->owner_pid);
     uint32_t state = sram_ld32(&e->state);
     if (owner == 0 && state == HOSTIF_VI_FREE) {
-      if (sram_cas32(&e->owner_pid, 0, me)) return next = i, i;
+      if (sram_cas32(&e->owner_pid, 0, me)) return d->vi_next = i, i;
     } else if (owner != me && pid_dead(owner)) {
       if (HOSTIF_VI_NAMES_PEER(state)) *reaping = true;
-      else if (sram_cas32(&e->owner_pid, owner, me)) return next = i, i;
+      else if (sram_cas32(&e->owner_pid, owner, me)) return d->vi_next = i, i;
     }
   }
   return 0;

