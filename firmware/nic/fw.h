@@ -42,6 +42,7 @@ _Static_assert(FW_FINE_PAYLOAD <= FW_MAX_PAYLOAD, "a fine-grained message fits a
 #define FW_DGRAM_FRAG FW_DGRAM_FRAG_OF(FW_MAX_PAYLOAD)
 _Static_assert(FW_DGRAM_FRAG == HOSTIF_DGRAM_FRAG, "hosts are told the datagram fragment size");
 #define FW_TXQ       32u                            /* messages queued for the send pipeline */
+#define FW_ACK_HOLD  8u                             /* messages an ACK may wait for (fw_ack.c) */
 #define FW_CHAIN_MAX 8u                             /* host DMA descriptors per chain */
 /* A message idle this long is aborted (its sender died). Longer than the sender's firmware may
  * spend between two fragments: a PANIC activation of FW_VM_BUDGET instructions takes about
@@ -182,6 +183,7 @@ struct fw_vi {
   uint32_t ack_seq;
   uint16_t ack_node, ack_vi;   /* where it goes (the connection may be broken by then) */
   uint32_t ack_conn;           /* and the stamp it carries */
+  uint32_t ack_mark;           /* fw->rx_msgs when it was first owed (fw_ack.c: coalescing) */
   uint32_t gen;                /* hostif_vi.generation the state above belongs to */
   /* the connection the state above belongs to */
   uint32_t conn_key, conn;
@@ -238,6 +240,7 @@ struct fw {
   /* receive pipeline */
   struct fw_rxi rxi[FW_NRBUF];
   int rx_cur;                            /* buffer the receive engine fills, -1 if none */
+  uint32_t rx_msgs;                      /* messages the receive path has finished (free-running) */
   bool rx_timer;
   /* host DMA requests in flight, by channel */
   struct {

@@ -5,7 +5,8 @@
  * takes the ACKs; on a NACK the sender completes the refused transfer with the peer's reason,
  * those after it DISCONNECTED, and breaks its side; a NACK of reason TRANSPORT is the peer's
  * RESET (its retry limit passed). Acknowledgements are owed per VI, the latest replacing an
- * earlier ACK (cumulative), and sent as local messages when the send queue has room.
+ * earlier ACK (cumulative), and sent as local messages when the send queue has room and no
+ * later one is about to replace them (ack_may_wait).
  * Freestanding. */
 #include "fw_ack.h"
 
@@ -17,6 +18,7 @@
 static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t nack) {
   struct fw_vi *v = &fw->vi[vi];
   if (v->ack_due && v->nack_status && !nack) return; /* a NACK already owed ends the connection */
+  if (!v->ack_due) v->ack_mark = fw->rx_msgs;
   v->ack_due = true;
   v->nack_status = nack;
   v->ack_seq = h->seq;
@@ -58,10 +60,30 @@ void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h) {
   }
 }
 
+/* Whether an ACK may wait: while RDMA moves a message that is whole in SRAM (and so finishes
+ * with nothing more from the network), whose finish may owe a later ACK that replaces this
+ * one, until FW_ACK_HOLD messages have finished since it was owed. A stream is then
+ * acknowledged once per burst, or per FW_ACK_HOLD messages, not per message, as real NICs
+ * coalesce; a lone message, and the last of a burst, at once. NACKs never wait. RDMA is shared
+ * state on two processors (fw_cpus.c: under the semaphore, as this pump), and processor 1
+ * kicks processor 0 after it, so the pump looks again once RDMA has moved on. */
+static bool ack_may_wait(const struct fw *fw, const struct fw_vi *v) {
+  if (v->nack_status || fw->rx_msgs - v->ack_mark >= FW_ACK_HOLD) return false;
+  switch (fw->dp.m.RDMA.state) {
+  case datapath_RDMA_S_WaitCoarse: case datapath_RDMA_S_CoarseRdma:
+  case datapath_RDMA_S_WaitLast: case datapath_RDMA_S_RdmaLastFragment:
+  case datapath_RDMA_S_Complete: case datapath_RDMA_S_Completing:
+    return true;
+  default:
+    return false;
+  }
+}
+
 void fw_ack_pump(struct fw *fw) {
   for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->ack_work, vi); vi++) {
     if (!(fw->ack_work & fw_vi_bit(vi))) continue;
     struct fw_vi *v = &fw->vi[vi];
+    if (ack_may_wait(fw, v)) continue;
     struct fw_wire_hdr h = {0};
     h.type = v->nack_status ? FW_WIRE_NACK : FW_WIRE_ACK;
     h.dst_node = v->ack_node;
@@ -71,10 +93,8 @@ void fw_ack_pump(struct fw *fw) {
     h.ack = v->ack_seq;
     h.imm = v->nack_status;
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the send queue is full: later */
-    bool ack = !v->nack_status;
     v->ack_due = false;
     v->nack_status = 0;
     fw->ack_work &= ~fw_vi_bit(vi);
-    if (ack) fw_reliab_ack_taken(fw, vi); /* the Receiver may owe the next one */
   }
 }

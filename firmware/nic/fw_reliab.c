@@ -184,7 +184,6 @@ void fw_reliab_rx_ack(struct fw *fw, unsigned vi, uint32_t ack) {
 }
 
 void fw_reliab_tx_taken(struct fw *fw, unsigned vi) { raise_run(fw, vi, reliab_EV_tx_taken); }
-void fw_reliab_ack_taken(struct fw *fw, unsigned vi) { raise_run(fw, vi, reliab_EV_ack_taken); }
 void fw_reliab_offer(struct fw *fw, unsigned vi) { run(fw, vi); }
 
 void fw_reliab_broken(struct fw *fw, unsigned vi) {
@@ -277,6 +276,7 @@ void reliab_hal_ack_send(reliab_t *sys, int32_t seq) {
   unsigned vi = vi_of(sys);
   struct fw_vi *v = &fw->vi[vi];
   if (v->ack_due && v->nack_status) return; /* a NACK owed ends the connection */
+  if (!v->ack_due) v->ack_mark = fw->rx_msgs;
   v->ack_due = true;
   v->nack_status = 0;
   v->ack_seq = (uint32_t)seq;
@@ -284,6 +284,9 @@ void reliab_hal_ack_send(reliab_t *sys, int32_t seq) {
   v->ack_vi = v->peer_vi;
   v->ack_conn = v->peer_conn;
   fw->ack_work |= fw_vi_bit(vi);
+  /* The ACK waits in the VI's entry, where a later one replaces it (fw_ack.c): for the
+   * Receiver it has gone, as if the link took it and lost it before the next. */
+  if (!reliab_raise(sys, reliab_EV_ack_taken)) fw_fault(fw, HOSTIF_FAULT_RELIAB);
 }
 
 void reliab_hal_deliver(reliab_t *sys, int32_t seq) {

@@ -28,10 +28,9 @@ void fw_reliab_rx_data(struct fw *fw, unsigned vi, uint32_t seq, bool intact, un
 void fw_reliab_rx_rst(struct fw *fw, unsigned vi);
 /* An ACK naming message `ack` arrived for the VI. */
 void fw_reliab_rx_ack(struct fw *fw, unsigned vi, uint32_t ack);
-/* The send queue put the message the Sender asked for on the send pipeline; the ACK the
- * Receiver owed was queued. */
+/* The send queue put the message the Sender asked for on the send pipeline. (The ACK the
+ * Receiver owes is taken as it is owed: reliab_hal_ack_send.) */
 void fw_reliab_tx_taken(struct fw *fw, unsigned vi);
-void fw_reliab_ack_taken(struct fw *fw, unsigned vi);
 /* The send queue has a new message to offer (has_new may have become true). */
 void fw_reliab_offer(struct fw *fw, unsigned vi);
 /* The VI broke (fw_vi_break): the instance stops. */

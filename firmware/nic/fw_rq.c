@@ -259,6 +259,7 @@ static bool checksum_ok(struct fw *fw, unsigned buf, const struct fw_rxi *ri) {
 
 void fw_rq_finish(struct fw *fw, unsigned buf) {
   struct fw_rxi *ri = &fw->rxi[buf];
+  fw->rx_msgs++;
   if (ri->verdict == FW_RX_UNKNOWN) fw_rq_classify(fw, buf);
   if (ri->verdict == FW_RX_PANIC) {
     fw_vm_wire_rx(fw, buf);

@@ -33,7 +33,8 @@ const uint32_t bw_sizes[NBW] = {4, 64, 1024, 4096, 16384, 65536, 262144, 1u << 2
 
 static unsigned iters_lat(uint32_t sz) { return sz <= 4096 ? 2000 : 500; }
 static unsigned iters_bw(uint32_t sz) {
-  unsigned n = (unsigned)((64u << 20) / sz);
+  unsigned n = (unsigned)((1024u << 20) / sz);   /* a GiB at the large sizes: long enough
+                                                     to outlast a scheduling hiccup */
   return n < 200 ? 200 : n > 20000 ? 20000 : n;
 }
 
