@@ -28,10 +28,12 @@ struct pkt {
 
 struct link {
   struct pkt *head;              /* consumer's: the sentinel; head->next is the oldest frame */
-  atomic_uint depth;             /* frames queued: raised before a frame is published */
+  atomic_uint popped;            /* consumer's: frames taken off */
   atomic_uint spare_in;          /* consumer's: spares given back */
   _Alignas(64) struct pkt *tail; /* producer's: the newest frame (the sentinel when empty) */
   uint64_t last_arrival;
+  atomic_uint pushed;            /* producer's: frames queued, raised before one is published
+                                    (so pushed - popped, the depth, never goes below 0) */
   atomic_uint spare_out;         /* producer's: spares taken */
   struct pkt *spare[SPARES];
 };
@@ -40,7 +42,6 @@ struct memfab {
   struct fabric f;
   uint64_t latency;
   unsigned queue_depth;
-  atomic_uint_fast64_t index;
   memfab_fault_fn fault;
   void *fault_ctx;
   memfab_arrival_fn arrival;
@@ -91,7 +92,8 @@ static struct pkt *pkt_get(struct link *l, size_t len) {
 static struct pkt *pop(struct link *l) {
   struct pkt *p = oldest(l), *old = l->head;
   l->head = p;
-  atomic_fetch_sub_explicit(&l->depth, 1, memory_order_relaxed);
+  atomic_store_explicit(&l->popped, atomic_load_explicit(&l->popped, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   release(l, old);
   return p;
 }
@@ -115,12 +117,24 @@ static struct link *admit(struct memfab *m, uint16_t src, uint16_t dst, int *rc)
     return NULL;
   }
   struct link *l = lnk(m, src, dst);
-  if (atomic_load_explicit(&l->depth, memory_order_relaxed) >= m->queue_depth) {
+  unsigned depth = atomic_load_explicit(&l->pushed, memory_order_relaxed) -
+                   atomic_load_explicit(&l->popped, memory_order_relaxed);
+  if (depth >= m->queue_depth) {
     c->drops[FAB_DROP_QUEUE_FULL]++;
     *rc = -ENOBUFS;
     return NULL;
   }
   return l;
+}
+
+/* The frames sent on the fabric before the one just counted: the index a fault hook gets. A
+ * hook is set only while one thread runs the fabric (memfab.h), so the sum is exact; without
+ * one nothing counts fabric-wide, as an atomic both threads of a stream raise per frame would
+ * cost them each a cache-line transfer. */
+static uint64_t sent_before(const struct memfab *m) {
+  uint64_t n = 0;
+  for (unsigned s = 0; s < m->f.nodes; s++) n += m->cnt[s].tx_packets;
+  return n - 1;
 }
 
 /* Queues p (len bytes filled in) on l: the fault hook first when hooked, then the link's
@@ -132,8 +146,8 @@ static int publish(struct memfab *m, struct link *l, struct pkt *p, uint16_t src
   if (hooked) {
     c->tx_packets++;
     c->tx_bytes += len;
-    uint64_t idx = atomic_fetch_add_explicit(&m->index, 1, memory_order_relaxed);
-    if (m->fault && m->fault(m->fault_ctx, src, dst, idx, p->bytes, &p->len) == MEMFAB_DROP) {
+    if (m->fault && m->fault(m->fault_ctx, src, dst, sent_before(m), p->bytes, &p->len) ==
+                        MEMFAB_DROP) {
       free(p);
       c->drops[FAB_DROP_INJECTED]++;
       return 0; /* lost in the network: the sender cannot tell */
@@ -144,7 +158,8 @@ static int publish(struct memfab *m, struct link *l, struct pkt *p, uint16_t src
   if (a < l->last_arrival) a = l->last_arrival; /* FIFO per link */
   p->arrival = l->last_arrival = a;
   atomic_init(&p->next, NULL);
-  atomic_fetch_add_explicit(&l->depth, 1, memory_order_relaxed);   /* before the pop's drop */
+  atomic_store_explicit(&l->pushed, atomic_load_explicit(&l->pushed, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   atomic_store_explicit(&l->tail->next, p, memory_order_release);
   l->tail = p;
   if (m->arrival) m->arrival(m->arrival_ctx, dst);
@@ -304,7 +319,6 @@ struct fabric *memfab_create(const struct memfab_config *cfg) {
   m->f.nodes = n;
   m->latency = cfg->latency_ns;
   m->queue_depth = cfg->queue_depth ? cfg->queue_depth : 4096;
-  atomic_init(&m->index, 0);
   m->up = calloc(n, sizeof *m->up);
   m->links = aligned_alloc(_Alignof(struct link), (size_t)n * n * sizeof *m->links);
   m->sentinels = calloc((size_t)n * n, sizeof(struct pkt));   /* a multiple of its alignment */
@@ -324,7 +338,8 @@ struct fabric *memfab_create(const struct memfab_config *cfg) {
     sentinel->pooled = true;
     struct link *l = &m->links[i];
     l->head = l->tail = sentinel;
-    atomic_init(&l->depth, 0);
+    atomic_init(&l->pushed, 0);
+    atomic_init(&l->popped, 0);
     atomic_init(&l->spare_in, 0);
     atomic_init(&l->spare_out, 0);
     l->last_arrival = 0;
