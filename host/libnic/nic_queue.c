@@ -33,6 +33,15 @@ static void doorbell(struct lnic_vi *v) {
   hwin_doorbell(&v->dev->win, HOSTIF_DOORBELL_VI(v->idx), val);
 }
 
+/* Keeps the device's L1 bit of the queue true: lnic_drain_all visits only the VIs whose bit is
+ * set, not every entry (a server's poll loop calls it with each look, over all connections). */
+_Static_assert(HOSTIF_NVI <= 64, "a VI's L1 bit fits struct lnic_dev.l1");
+static void l1_note(struct lnic_vi *v, enum lnic_q qi) {
+  uint64_t bit = (uint64_t)1 << v->idx;
+  if (v->q[qi].pushed != v->q[qi].posted) v->dev->l1[qi] |= bit;
+  else v->dev->l1[qi] &= ~bit;
+}
+
 /* Moves L1 records into free ring slots; returns how many slots were written. */
 static unsigned push(struct lnic_vi *v, enum lnic_q qi) {
   struct lnic_wq *q = &v->q[qi];
@@ -55,6 +64,7 @@ static unsigned push(struct lnic_vi *v, enum lnic_q qi) {
     q->pushed++;
   }
   if (n) sram_st32(&ring->prod, q->ring_prod); /* release: the slots are visible first */
+  l1_note(v, qi);
   return n;
 }
 
@@ -170,21 +180,20 @@ void lnic_wq_flush(struct lnic_vi *v, enum lnic_q qi, uint32_t status) {
   }
   q->pushed = q->posted;
   q->ring_reaped = q->ring_prod;
+  l1_note(v, qi);
 }
 
 uint32_t lnic_drain_all(struct lnic_dev *d) {
   uint32_t mask = 0;
   d->drains++;
-  for (unsigned i = 0; i < HOSTIF_NVI; i++) {
-    struct lnic_vi *v = d->vi[i];
-    if (!v) continue;
-    for (int qi = 0; qi < 2; qi++) {
-      struct lnic_wq *q = &v->q[qi];
-      if (q->pushed == q->posted) continue;
+  for (int qi = 0; qi < 2; qi++)
+    for (uint64_t m = d->l1[qi]; m; m &= m - 1) {
+      unsigned i = (unsigned)__builtin_ctzll(m);
+      struct lnic_vi *v = d->vi[i];
       lnic_progress(v, (enum lnic_q)qi);
-      if (q->pushed != q->posted) mask |= qi == NIC_SQ ? HOSTIF_SIG_SQ(i) : HOSTIF_SIG_RQ(i);
+      if (v->q[qi].pushed != v->q[qi].posted)
+        mask |= qi == NIC_SQ ? HOSTIF_SIG_SQ(i) : HOSTIF_SIG_RQ(i);
     }
-  }
   return mask;
 }
 
