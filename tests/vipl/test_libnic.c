@@ -280,6 +280,8 @@ static void t_two_level_queue(void) {
   CHECK_EQ(lnic_wq_l1_len(a, NIC_SQ), N - HOSTIF_RING - 3);  /* 3 locals were passed over */
   CHECK(atomic_load(&f.w.regs->db_pending) & (1u << a->idx));  /* doorbell rung for the VI */
   CHECK_EQ(lnic_wq_outstanding(a, NIC_SQ), N);
+  CHECK(d->l1[NIC_SQ] == (uint64_t)1 << a->idx && d->l1[NIC_RQ] == 0);   /* drain_all's bits */
+  CHECK_EQ(lnic_drain_all(d), HOSTIF_SIG_SQ(a->idx));
   lnic_unlock(d);
   /* The NIC completes 10 (no receives posted at b: sends wait -> post them). */
   for (unsigned i = 0; i < N; i++) {
@@ -306,6 +308,7 @@ static void t_two_level_queue(void) {
   CHECK_EQ(s.n, N);
   CHECK(s.order_ok);
   CHECK_EQ(lnic_wq_l1_len(a, NIC_SQ), 0);
+  CHECK(d->l1[NIC_SQ] == 0);
   CHECK(a->q[NIC_SQ].l1_max >= N - HOSTIF_RING - 3);
   lnic_lock(d);
   struct lnic_cqe c;
@@ -317,6 +320,23 @@ static void t_two_level_queue(void) {
   }
   CHECK_EQ(lnic_take(a, NIC_SQ, &c), -EAGAIN);
   CHECK_EQ(lnic_wq_ready(b, NIC_RQ), N - N / 10);
+  lnic_unlock(d);
+  /* A VI destroyed by force with records in L1 leaves no bit behind for drain_all to follow. */
+  struct lnic_vi *c3;
+  CHECK_EQ(lnic_vi_create(d, tag, 0, &c3), 0);
+  unsigned c3_idx = c3->idx;
+  lnic_lock(d);
+  for (unsigned i = 0; i < HOSTIF_RING + 5; i++) {
+    struct hostif_desc h = {.op = HOSTIF_OP_SEND, .nseg = 1, .length = 8,
+                            .seg = {{(uintptr_t)buf, 8, tag}}};
+    CHECK_EQ(lnic_post(c3, NIC_SQ, &h, NULL, 0), 0);
+  }
+  CHECK(d->l1[NIC_SQ] == (uint64_t)1 << c3_idx);
+  lnic_unlock(d);
+  CHECK_EQ(lnic_vi_destroy(c3, true), 0);
+  lnic_lock(d);
+  CHECK(d->l1[NIC_SQ] == 0);
+  CHECK_EQ(lnic_drain_all(d), 0);
   lnic_unlock(d);
   lnic_close(d);
   lnic_free(buf);
