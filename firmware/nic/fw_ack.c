@@ -15,17 +15,22 @@
 #include "fw_txlocal.h"
 #include "fw_vi.h"
 
-static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t nack) {
+void fw_ack_owe(struct fw *fw, unsigned vi, uint32_t seq, uint16_t node, uint16_t to_vi,
+                uint32_t conn, uint8_t nack) {
   struct fw_vi *v = &fw->vi[vi];
   if (v->ack_due && v->nack_status && !nack) return; /* a NACK already owed ends the connection */
   if (!v->ack_due) v->ack_mark = fw->rx_msgs;
   v->ack_due = true;
   v->nack_status = nack;
-  v->ack_seq = h->seq;
-  v->ack_node = h->src_node;
-  v->ack_vi = h->src_vi;
-  v->ack_conn = h->conn;
+  v->ack_seq = seq;
+  v->ack_node = node;
+  v->ack_vi = to_vi;
+  v->ack_conn = conn;
   fw->ack_work |= fw_vi_bit(vi);
+}
+
+static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t nack) {
+  fw_ack_owe(fw, vi, h->seq, h->src_node, h->src_vi, h->conn, nack);
 }
 
 void fw_ack_delivered(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h) {

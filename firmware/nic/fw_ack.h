@@ -6,6 +6,10 @@
 
 #include "fw.h"
 
+/* Owes the VI's peer (node, to_vi, under stamp conn) an ACK of message seq, or a NACK with
+ * status nack (not 0), replacing an ACK owed before; a NACK owed stays. */
+void fw_ack_owe(struct fw *fw, unsigned vi, uint32_t seq, uint16_t node, uint16_t to_vi,
+                uint32_t conn, uint8_t nack);
 /* A good DATA/RDMA_WRITE message for a reliable VI has been delivered; or one was refused
  * (st: the status the sender reports). Queues the ACK or NACK and, for a NACK, breaks the
  * connection on this side. */

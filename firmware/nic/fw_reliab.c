@@ -20,6 +20,7 @@
  * It also implements the machines' HAL (reliab_hal.h). Freestanding. */
 #include "fw_reliab.h"
 
+#include "fw_ack.h"
 #include "fw_rq.h"
 #include "fw_sq.h"
 #include "fw_txlocal.h"
@@ -274,16 +275,8 @@ void reliab_hal_tx_error(reliab_t *sys) {
 void reliab_hal_ack_send(reliab_t *sys, int32_t seq) {
   struct fw *fw = sys->user;
   unsigned vi = vi_of(sys);
-  struct fw_vi *v = &fw->vi[vi];
-  if (v->ack_due && v->nack_status) return; /* a NACK owed ends the connection */
-  if (!v->ack_due) v->ack_mark = fw->rx_msgs;
-  v->ack_due = true;
-  v->nack_status = 0;
-  v->ack_seq = (uint32_t)seq;
-  v->ack_node = v->peer_node;
-  v->ack_vi = v->peer_vi;
-  v->ack_conn = v->peer_conn;
-  fw->ack_work |= fw_vi_bit(vi);
+  const struct fw_vi *v = &fw->vi[vi];
+  fw_ack_owe(fw, vi, (uint32_t)seq, v->peer_node, v->peer_vi, v->peer_conn, 0);
   /* The ACK waits in the VI's entry, where a later one replaces it (fw_ack.c): for the
    * Receiver it has gone, as if the link took it and lost it before the next. */
   if (!reliab_raise(sys, reliab_EV_ack_taken)) fw_fault(fw, HOSTIF_FAULT_RELIAB);

@@ -1,9 +1,9 @@
 /* sv_conn.c: the resources of one SOVIA connection. One shared segment of libnic's
  * (lnic_alloc) holds the descriptors and buffers and is registered once: W + W/T receive
  * descriptors (W, T: the credit window of sv_window, w raised to 2 for w = 1, at most the
- * NIC's ring) with a 32 KB buffer each (all posted before the VI connects, as conn.esm's Posting state), w + 2 data
- * send slots with a 32 KB bounce buffer each (copying and combining), and control descriptors
- * for ACK/FIN/FINACK/WAKEUP. The VI is Reliable Delivery and reports both queues to the
+ * NIC's ring) with a 32 KB buffer each (all posted before the VI connects, as conn.esm's
+ * Posting state), w + 2 data send slots with a 32 KB bounce buffer each (copying and
+ * combining), and control descriptors for ACK/FIN/FINACK/WAKEUP. The VI is Reliable Delivery and reports both queues to the
  * process's completion queue. */
 #define _GNU_SOURCE
 #include <errno.h>
