@@ -43,6 +43,7 @@ _Static_assert(FW_FINE_PAYLOAD <= FW_MAX_PAYLOAD, "a fine-grained message fits a
 _Static_assert(FW_DGRAM_FRAG == HOSTIF_DGRAM_FRAG, "hosts are told the datagram fragment size");
 #define FW_TXQ       32u                            /* messages queued for the send pipeline */
 #define FW_ACK_HOLD  8u                             /* messages an ACK may wait for (fw_ack.c) */
+#define FW_SIG_HOLD  8u                             /* messages a host signal may wait (fw_rq.c) */
 #define FW_CHAIN_MAX 8u                             /* host DMA descriptors per chain */
 /* A message idle this long is aborted (its sender died). Longer than the sender's firmware may
  * spend between two fragments: a PANIC activation of FW_VM_BUDGET instructions takes about
@@ -241,6 +242,9 @@ struct fw {
   struct fw_rxi rxi[FW_NRBUF];
   int rx_cur;                            /* buffer the receive engine fills, -1 if none */
   uint32_t rx_msgs;                      /* messages the receive path has finished (free-running) */
+  uint32_t sig_held;                     /* host signal bits of receive completions not yet
+                                            raised (fw_rq_signal_pump) */
+  uint32_t sig_mark;                     /* rx_msgs when the first of them was held */
   bool rx_timer;
   /* host DMA requests in flight, by channel */
   struct {

@@ -11,6 +11,7 @@
 #include "fw_ack.h"
 
 #include "fw_reliab.h"
+#include "fw_rq.h"
 #include "fw_sq.h"
 #include "fw_txlocal.h"
 #include "fw_vi.h"
@@ -74,14 +75,7 @@ void fw_ack_received(struct fw *fw, const struct fw_wire_hdr *h) {
  * kicks processor 0 after it, so the pump looks again once RDMA has moved on. */
 static bool ack_may_wait(const struct fw *fw, const struct fw_vi *v) {
   if (v->nack_status || fw->rx_msgs - v->ack_mark >= FW_ACK_HOLD) return false;
-  switch (fw->dp.m.RDMA.state) {
-  case datapath_RDMA_S_WaitCoarse: case datapath_RDMA_S_CoarseRdma:
-  case datapath_RDMA_S_WaitLast: case datapath_RDMA_S_RdmaLastFragment:
-  case datapath_RDMA_S_Complete: case datapath_RDMA_S_Completing:
-    return true;
-  default:
-    return false;
-  }
+  return fw_rq_draining(fw);
 }
 
 void fw_ack_pump(struct fw *fw) {

@@ -20,6 +20,7 @@
 #include "fw_cpus.h"
 
 #include "fw_dispatch.h"
+#include "fw_rq.h"
 #include "fw_sq.h"
 #include "fw_vm_ctl.h"
 
@@ -73,6 +74,7 @@ static bool work0(struct fw *fw, struct fw_board *b, uint32_t ev) {
   uint32_t queued = fw->tx_head;
   fw_vm_ctl_pump(fw);
   fw_sq_pump(fw);
+  fw_rq_signal_pump(fw);
   if (fw->tx_head != queued) any = true;
   unsigned steps = send_side_run(&fw->dp);
   fwb_unlock(b);

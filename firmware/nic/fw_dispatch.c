@@ -28,6 +28,7 @@
 #include "fw_hal_hdma.h"
 #include "fw_hal_rx.h"
 #include "fw_reliab.h"
+#include "fw_rq.h"
 #include "fw_sq.h"
 #include "fw_vm_ctl.h"
 
@@ -234,6 +235,7 @@ bool fw_dispatch_poll(struct fw *fw) {
      * and would otherwise take every free entry of the send pipeline before them. */
     fw_vm_ctl_pump(fw);
     fw_sq_pump(fw);
+    fw_rq_signal_pump(fw);
     if (fw->tx_head != queued) any = true;
     if (run_machines(fw)) any = true;
     if (!any) break;

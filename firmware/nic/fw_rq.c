@@ -63,7 +63,34 @@ void fw_rq_complete(struct fw *fw, unsigned vi, uint32_t st, uint32_t len, uint3
   fw_sram_release();
   fw_sram_wr32(fw, FW_RING_CONS(vi, rq), v->rq_done);
   fw_sram_wr32(fw, FW_RING_DONE(vi, rq), v->rq_done);
-  fwb_signal_host(fw->board, HOSTIF_SIG_RQ(vi));
+  if (!fw->sig_held) fw->sig_mark = fw->rx_msgs;
+  fw->sig_held |= HOSTIF_SIG_RQ(vi);
+  if (st != HOSTIF_ST_DONE) fw_rq_signal_pump(fw); /* errors and flushes at once */
+}
+
+bool fw_rq_draining(const struct fw *fw) {
+  switch (fw->dp.m.RDMA.state) {
+  case datapath_RDMA_S_WaitCoarse: case datapath_RDMA_S_CoarseRdma:
+  case datapath_RDMA_S_WaitLast: case datapath_RDMA_S_RdmaLastFragment:
+  case datapath_RDMA_S_Complete: case datapath_RDMA_S_Completing:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The host's signal for a receive completion (its interrupt) waits while RDMA moves another
+ * message whole in SRAM, until FW_SIG_HOLD messages have finished since the first signal
+ * held: a host that sleeps through a stream wakes once per burst, or per FW_SIG_HOLD
+ * messages, and takes them all, where it woke once per message (each wake-up a system call
+ * of the NIC's and a sleeping thread woken), as real NICs moderate interrupts. A lone
+ * message, the last of a burst and a failed receive signal at once; the completion itself
+ * is in SRAM at once for a host that polls. */
+void fw_rq_signal_pump(struct fw *fw) {
+  if (!fw->sig_held) return;
+  if (fw_rq_draining(fw) && fw->rx_msgs - fw->sig_mark < FW_SIG_HOLD) return;
+  fwb_signal_host(fw->board, fw->sig_held);
+  fw->sig_held = 0;
 }
 
 /* Snapshot of the VI's next receive descriptor; false if none is posted. A producer index

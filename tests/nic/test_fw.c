@@ -504,9 +504,15 @@ static void t_stale_stamp(void) {
   memfab_set_fault(R.fab, NULL, NULL);
 }
 
+/* The receiving host's signals (hw_regs' counter, one per raise). */
+static uint64_t host_signals(int i) {
+  return atomic_load(&R.w[i]->regs->ctr[HW_CTR_HOST_SIGNALS]);
+}
+
 /* A stream is acknowledged per burst, not per message (fw_ack.c, ack_may_wait): while RDMA
  * moves a message whole in SRAM the ACK owed waits, at most FW_ACK_HOLD messages, and the last
- * one names the last message, so every send completes; a lone message is acknowledged at once. */
+ * one names the last message, so every send completes; a lone message is acknowledged at once.
+ * The receiving host is signalled likewise (fw_rq.c, fw_rq_signal_pump: FW_SIG_HOLD). */
 static void t_ack_coalesce(void) {
   hfree_all();
   unsigned vi = 9, n = 24;
@@ -520,21 +526,29 @@ static void t_ack_coalesce(void) {
     rh_post(R.w[1], vi, false, &rd);
   }
   volatile struct hostif_counters *c = rh_counters(R.w[1]);
-  uint64_t acks0 = c->tx_acks;
+  uint64_t acks0 = c->tx_acks, sig0 = host_signals(1);
   struct hostif_desc sd = desc_split(HOSTIF_OP_SEND, src, len, 1);
   for (unsigned k = 0; k < n; k++) rh_post(R.w[0], vi, true, &sd);
   bool ok = wait_done(1, vi, false, n) && wait_done(0, vi, true, n);
   run(NULL, NULL);
-  uint64_t acks = c->tx_acks - acks0;
-  printf("fast mode: %u messages streamed, %llu ACKs\n", n, (unsigned long long)acks);
+  uint64_t acks = c->tx_acks - acks0, sigs = host_signals(1) - sig0;
+  printf("fast mode: %u messages streamed, %llu ACKs, %llu receive signals\n", n,
+         (unsigned long long)acks, (unsigned long long)sigs);
   CHECK(ok && rh_slot(R.w[0], vi, true, n - 1).status == HOSTIF_ST_DONE &&
             acks >= n / FW_ACK_HOLD && acks < n / 2,
         "%u messages streamed: every send DONE, %llu ACKs (between %u and %u)", n,
         (unsigned long long)acks, n / FW_ACK_HOLD, n / 2 - 1);
+  CHECK(sigs >= n / FW_SIG_HOLD && sigs < n / 2,
+        "the receiving host signalled per burst: %llu signals (between %u and %u)",
+        (unsigned long long)sigs, n / FW_SIG_HOLD, n / 2 - 1);
+  sig0 = host_signals(1);
   struct hostif_desc rd = desc_split(HOSTIF_OP_RECV, dst, 100, 1);
   rh_post(R.w[1], vi, false, &rd);
   sd = desc_split(HOSTIF_OP_SEND, src, 100, 1);
   rh_post(R.w[0], vi, true, &sd);
+  ok = wait_done(1, vi, false, n + 1);
+  CHECK(ok && host_signals(1) - sig0 == 1, "a lone message: its receiver signalled once, at "
+        "once (%llu)", (unsigned long long)(host_signals(1) - sig0));
   ok = wait_done(0, vi, true, n + 1);
   CHECK(ok && c->tx_acks - acks0 == acks + 1, "a lone message: one ACK at once (%llu)",
         (unsigned long long)(c->tx_acks - acks0 - acks));
