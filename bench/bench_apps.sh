@@ -5,8 +5,8 @@
 # close, which a NIC's 63 VIs serve because SOVIA waits for the closing ones'), sockperf TCP
 # ping-pong latency percentiles (64 B), iperf3 Gbit/s (both directions, one stream), wrk
 # requests/s and MB/s against nginx (2 workers, a 4 KB page, 8 connections), and ab's
-# requests/s against the same nginx with a new connection for each request (50 at once:
-# connection set-up and tear-down). SOVIA: server under the shim on NIC 0, client on NIC 1,
+# requests/s against the same nginx with a new connection for each request (50 at once, and
+# one at a time: connection set-up and tear-down, and its latency). SOVIA: server under the shim on NIC 0, client on NIC 1,
 # each in an empty network namespace (tests/sovia_apps/apps_lib.sh); kernel: both as they
 # are, on 127.0.0.1.
 # The two run interleaved, APPS_REPS times (default 3): median and min-max. Table on stdout,
@@ -103,11 +103,15 @@ NGX
   client "$m" timeout 120 ab -q -s 10 -n $abn -c 50 "http://$h:$port/index.html" >"$run/ab" 2>&1
   v=$(awk '/^Requests per second:/ {print $4}' "$run/ab")
   [[ -n $v ]] && grep -q '^Failed requests: *0$' "$run/ab" && add "ab req/s (conn each)" "$m" "$v"
+  client "$m" timeout 120 ab -q -s 10 -n $((abn / 5)) -c 1 "http://$h:$port/index.html" >"$run/ab1" 2>&1
+  v=$(awk '/^Requests per second:/ {print $4}' "$run/ab1")
+  [[ -n $v ]] && grep -q '^Failed requests: *0$' "$run/ab1" && add "ab -c 1 req/s" "$m" "$v"
   stop "$srv" QUIT 15 >/dev/null
 }
 
 metrics=("redis PING_MBULK req/s" "redis SET req/s" "redis GET req/s" "sockperf p50 us" "sockperf p99 us" "sockperf p99.9 us"
-         "iperf3 Gbit/s" "iperf3 -R Gbit/s" "wrk req/s" "wrk MB/s" "ab req/s (conn each)")
+         "iperf3 Gbit/s" "iperf3 -R Gbit/s" "wrk req/s" "wrk MB/s" "ab req/s (conn each)"
+         "ab -c 1 req/s")
 for ((r = 0; r < reps; r++)); do
   for prog in redis sockperf iperf3 wrk; do
     for m in sovia kernel; do "run_$prog" "$m"; done

@@ -32,6 +32,10 @@ int lnic_wait_once(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
   return host_wait(d, vi_mask, timeout_ns, true);
 }
 
+void lnic_wake(struct lnic_dev *d, uint32_t bits) {
+  if (d && bits) wait_wake_hosts_bits(d->win.regs, bits);
+}
+
 /* Deadlines in the process's time, so that under nicd --timing a timeout is virtual and the
  * NICs run meanwhile; a signal that never comes (DISPLAY, flags) is polled every step_ns. */
 int lnic_wait_until(struct lnic_dev *d, uint32_t mask, int64_t timeout_ns, int64_t step_ns,

@@ -287,16 +287,21 @@ static void progress_one(struct sv_conn *c, uint64_t now) {
 void sv_progress(struct sv_conn *only) {
   VIP_VI_HANDLE vh;
   VIP_BOOLEAN rq;
-  while (VipCQDone(G.cq, &vh, &rq) == VIP_SUCCESS) {}
+  bool took = false;
+  while (VipCQDone(G.cq, &vh, &rq) == VIP_SUCCESS) took = true;
   uint64_t now = sv_now_ns();
   if (only) {
     progress_one(only, now);
-    return;
+  } else {
+    for (struct sv_conn *c = G.conns, *next; c; c = next) {
+      next = c->next;
+      if (sv_usable(c)) progress_one(c, now);
+    }
   }
-  for (struct sv_conn *c = G.conns, *next; c; c = next) {
-    next = c->next;
-    if (sv_usable(c)) progress_one(c, now);
-  }
+  /* The completions taken here are ones the notifier's watcher will not report: a caller
+   * asleep in poll or epoll (a server's event loop, while its close thread or another of its
+   * threads progresses) looks now, not when its slice ends. */
+  if (took) sv_notify();
 }
 
 unsigned sv_signals(bool all) { return G.sig_count ? G.sig_count(all) : 0; }

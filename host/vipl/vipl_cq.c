@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "futex.h"
 #include "vipl_ext.h"
 #include "vipl_internal.h"
 
@@ -50,6 +51,31 @@ VIP_RETURN VipResizeCQ(VIP_CQ_HANDLE CQHandle, VIP_ULONG EntryCount) {
   c->entries = (unsigned)EntryCount;   /* entries live with the work queues: nothing moves */
   lnic_unlock(c->nic->dev);
   return VIP_SUCCESS;
+}
+
+/* The signal bits of the CQ's member queues (only the receive queues' with VIPX_CQ_RECV_ONLY). */
+static uint32_t cq_bits(struct vcq *c, VIP_ULONG flags) {
+  uint32_t mask = 0;
+  for (unsigned i = 0; i < c->nmem; i++) {
+    unsigned vi = c->mem[i].vi->lv->idx;
+    if (c->mem[i].q == NIC_RQ) mask |= HOSTIF_SIG_RQ(vi);
+    else if (!(flags & VIPX_CQ_RECV_ONLY)) mask |= HOSTIF_SIG_SQ(vi);
+  }
+  return mask;
+}
+
+/* A wait sleeps on the signal bits of the members it saw, or, with none, on `joined`; a
+ * queue that joins meanwhile would not wake it, and the members it saw may have left since (a
+ * server whose last connection closed slept through the next one's first request, until its
+ * slice of 5 ms ended). So a join wakes the sleepers on the bits they sleep on. */
+void vipl_cq_join(struct vcq *c, struct vvi *vi, int q) {
+  vi->cq[q] = c;
+  c->mem[c->nmem].vi = vi;
+  c->mem[c->nmem++].q = q;
+  atomic_fetch_add(&c->joined, 1);
+  futex_wake(&c->joined);
+  lnic_wake(c->nic->dev, c->sleep_bits | c->nic->nt.sleep_bits);
+  vipl_notify_look(c->nic);
 }
 
 void vipl_cq_detach(struct vvi *vi) {
@@ -104,17 +130,6 @@ static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint
   return VIP_NOT_DONE;
 }
 
-/* The signal bits of the CQ's member queues (only the receive queues' with VIPX_CQ_RECV_ONLY). */
-static uint32_t cq_bits(struct vcq *c, VIP_ULONG flags) {
-  uint32_t mask = 0;
-  for (unsigned i = 0; i < c->nmem; i++) {
-    unsigned vi = c->mem[i].vi->lv->idx;
-    if (c->mem[i].q == NIC_RQ) mask |= HOSTIF_SIG_RQ(vi);
-    else if (!(flags & VIPX_CQ_RECV_ONLY)) mask |= HOSTIF_SIG_SQ(vi);
-  }
-  return mask;
-}
-
 VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue) {
   struct vcq *c = vh_get(CQHandle, VH_CQ);
   if (!c || !ViHandle || !RecvQueue) return VIP_INVALID_PARAMETER;
@@ -140,6 +155,7 @@ static VIP_RETURN cq_wait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HAND
     VIP_RETURN r = vipl_notify_armed(&c->notify) ? VIP_ERROR_RESOURCE
                                                  : cq_try(c, ViHandle, RecvQueue, &mask);
     mask |= cq_bits(c, flags);
+    uint32_t joined = atomic_load(&c->joined);
     lnic_unlock(c->nic->dev);
     if (r != VIP_NOT_DONE) return r;
     uint64_t waited = lnic_now_ns() - start;
@@ -147,14 +163,23 @@ static VIP_RETURN cq_wait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HAND
     int64_t slice = 5000000;
     if (timeout >= 0 && (uint64_t)timeout - waited < (uint64_t)slice)
       slice = (int64_t)((uint64_t)timeout - waited);
-    if (mask && (flags & VIPX_CQ_ONCE)) {
+    if (mask) {   /* a sleep that ends without our bits (a queue joined, or another
+                     waiter took them) looks again with the members as they are now */
+      lnic_lock(c->nic->dev);
+      if (atomic_load(&c->joined) != joined) {   /* joined since the look: look again */
+        lnic_unlock(c->nic->dev);
+        continue;
+      }
+      c->sleepers++;
+      c->sleep_bits |= mask;
+      lnic_unlock(c->nic->dev);
       int rc = lnic_wait_once(c->nic->dev, mask, slice);
-      woken = rc == -EINTR || rc == -EAGAIN;
-    } else if (mask) {
-      lnic_wait(c->nic->dev, mask, slice);
+      lnic_lock(c->nic->dev);
+      if (--c->sleepers == 0) c->sleep_bits = 0;
+      lnic_unlock(c->nic->dev);
+      woken = (flags & VIPX_CQ_ONCE) && (rc == -EINTR || rc == -EAGAIN);
     } else {
-      struct timespec ts = {0, slice};
-      nanosleep(&ts, NULL);
+      futex_wait(&c->joined, joined, slice);
     }
   }
 }

@@ -4,6 +4,7 @@
 #ifndef VIPL_INTERNAL_H
 #define VIPL_INTERNAL_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -42,6 +43,7 @@ struct vnotify_thread {
   const void *busy;                   /* the VI or CQ whose handler runs now (NULL: none) */
   struct vcq *cqs;                    /* CQs with an armed notification */
   unsigned rr;                        /* where the next scan starts */
+  uint32_t sleep_bits;                /* the signal bits it sleeps on (0: awake) */
 };
 
 struct vnic {
@@ -89,6 +91,9 @@ struct vcq {
   unsigned nmem;
   struct { struct vvi *vi; int q; } mem[VCQ_MAX_MEMBERS];
   unsigned rr;
+  _Atomic uint32_t joined;            /* bumped as a queue joins (a futex word: vipl_cq_join) */
+  uint32_t sleep_bits;                /* the signal bits its waits sleep on, while sleepers */
+  unsigned sleepers;
   struct vnotify notify;
   struct vcq *notify_next;            /* in nic->nt.cqs while armed */
 };
@@ -114,6 +119,9 @@ bool vipl_vi_broken(struct vvi *v);
 int64_t vipl_timeout_ns(VIP_ULONG ms);
 /* Progress every member queue of a CQ. Device lock held. */
 void vipl_cq_progress(struct vcq *cq);
+/* Device lock held: queue q of vi joins c, and whoever sleeps on c's earlier members (its
+ * waits, the provider thread) looks again, so that the newcomer's completions wake them. */
+void vipl_cq_join(struct vcq *c, struct vvi *vi, int q);
 void vipl_cq_detach(struct vvi *vi);
 /* The nicd connection manager: a fresh connection, one request and its reply. */
 int vipl_cm_open(void);
@@ -149,6 +157,9 @@ void vipl_notify_vi_gone(struct vvi *v);
 /* VipDestroyCQ, its handle freed: its notification is dropped and a handler of it running on
  * the provider thread has returned. Without the lock. */
 void vipl_notify_cq_gone(struct vcq *c);
+/* Device lock held: the provider thread, if this process runs one, looks again (a queue
+ * joined a CQ: it may sleep without bits, or on the CQ's earlier members'). */
+void vipl_notify_look(struct vnic *n);
 /* VipCloseNic: stops and joins the provider thread. VIP_INVALID_STATE when called from a
  * handler (the thread cannot join itself). Without the lock. */
 VIP_RETURN vipl_notify_stop(struct vnic *n);

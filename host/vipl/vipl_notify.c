@@ -134,12 +134,19 @@ static void *provider_main(void *arg) {
       sleep_cond(n, SLICE_NS);
       continue;
     }
+    n->nt.sleep_bits = mask;
     lnic_unlock(dev);
-    lnic_wait(dev, mask, SLICE_NS);   /* -EPIPE: take_one flushes and delivers */
+    lnic_wait_once(dev, mask, SLICE_NS);   /* -EPIPE: take_one flushes and delivers; woken
+                                              without its bits (a queue joined a CQ): looks */
     lnic_lock(dev);
+    n->nt.sleep_bits = 0;
   }
   lnic_unlock(dev);
   return NULL;
+}
+
+void vipl_notify_look(struct vnic *n) {
+  if (thread_here(n)) pthread_cond_signal(&n->nt.wake);
 }
 
 /* Lock held: the thread of this process runs (started now if need be) and looks again. */

@@ -53,11 +53,7 @@ static void vi_set_flags(struct vvi *v) {
 /* Device lock held: the VI's queues join their CQs (cq[0] send, cq[1] receive; NULL: none). */
 static void cq_attach(struct vvi *v, struct vcq *const cq[2]) {
   for (int q = 0; q < 2; q++)
-    if (cq[q]) {
-      v->cq[q] = cq[q];
-      cq[q]->mem[cq[q]->nmem].vi = v;
-      cq[q]->mem[cq[q]->nmem++].q = q;
-    }
+    if (cq[q]) vipl_cq_join(cq[q], v, q);
 }
 
 VIP_RETURN VipCreateVi(VIP_NIC_HANDLE NicHandle, VIP_VI_ATTRIBUTES *ViAttribs,
