@@ -39,6 +39,10 @@ static void queue_slot(struct sv_conn *c, unsigned i, const void *addr, uint32_t
   c->sq_len++;
 }
 
+bool sv_data_in_flight(const struct sv_conn *c) {
+  return c->sq_len || c->unacked > (c->wakeup_acked ? 0u : 1u);
+}
+
 void sv_comb_flush(struct sv_conn *c) {
   if (c->comb < 0) return;
   unsigned i = (unsigned)c->comb;
@@ -69,6 +73,10 @@ static int take_slot(struct sv_conn *c, bool nonblock) {
   return (int)c->sfree[--c->nsfree];
 }
 
+/* Combining holds small sends only while DATA is in flight, as Nagle's algorithm does: a small
+ * send on an idle connection (a request, a reply) leaves at once, and the ones that follow it
+ * while it is unacknowledged gather in one slot, which goes when everything is acknowledged,
+ * when its timer expires, when full, before a larger send, or on recv(). */
 static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) {
   struct sv_conn *c = s->c;
   bool combine = s->cfg.combine && n <= s->cfg.copy_threshold && n < SV_CHUNK;
@@ -97,7 +105,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     charge_copy(piece);
     c->slen[i] = (uint32_t)piece;
     done += piece;
-    if (combine) {
+    if (combine && sv_data_in_flight(c)) {
       c->comb = i;
       c->comb_deadline = sv_now_ns() + (uint64_t)s->cfg.combine_us * 1000;
       sv_closer_comb(c->comb_deadline, (uint64_t)s->cfg.combine_us * 1000);

@@ -73,6 +73,7 @@ struct sv_conn {
   unsigned Wd;                /* effective DATA window (min of both w; 1 for BASE) */
   unsigned credit, dack;
   unsigned unacked;           /* WAKEUP and DATA sent and not yet acknowledged */
+  bool wakeup_acked;          /* the first acknowledgement came: unacked counts DATA only */
   unsigned inflight_max;      /* the most DATA ever unacknowledged (SOVIA_SO_INFLIGHT_MAX) */
   bool finack_owed, fin_wanted, app_closed, peer_fin, rd_shut;
   int err;                    /* errno once the connection broke (0 while fine) */
@@ -238,6 +239,7 @@ unsigned sv_signals(bool all);
 ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock);
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock);
 void sv_comb_flush(struct sv_conn *c);   /* queue the combining slot */
+bool sv_data_in_flight(const struct sv_conn *c);   /* DATA queued or unacknowledged */
 bool sv_rx_room(struct sv_conn *c, size_t n);   /* the ring can take n more bytes */
 void sv_rx_data(struct sv_conn *c, const uint8_t *p, size_t n);   /* a waiting recv(), the ring */
 bool sv_readable(struct sv_conn *c);

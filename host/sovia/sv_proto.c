@@ -111,6 +111,8 @@ static void ack_if_due(struct sv_conn *c) {
 static void took_acks(struct sv_conn *c, unsigned acks) {
   c->credit += acks;
   c->unacked = acks < c->unacked ? c->unacked - acks : 0;
+  if (acks) c->wakeup_acked = true;
+  if (c->comb >= 0 && !sv_data_in_flight(c)) sv_comb_flush(c);   /* as Nagle's: all acked */
 }
 
 /* DATA into the ring (dropped, but acknowledged, after close or SHUT_RD). */
