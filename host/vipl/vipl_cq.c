@@ -5,7 +5,6 @@
  * member VI. */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "futex.h"
 #include "vipl_ext.h"
@@ -51,17 +50,6 @@ VIP_RETURN VipResizeCQ(VIP_CQ_HANDLE CQHandle, VIP_ULONG EntryCount) {
   c->entries = (unsigned)EntryCount;   /* entries live with the work queues: nothing moves */
   lnic_unlock(c->nic->dev);
   return VIP_SUCCESS;
-}
-
-/* The signal bits of the CQ's member queues (only the receive queues' with VIPX_CQ_RECV_ONLY). */
-static uint32_t cq_bits(struct vcq *c, VIP_ULONG flags) {
-  uint32_t mask = 0;
-  for (unsigned i = 0; i < c->nmem; i++) {
-    unsigned vi = c->mem[i].vi->lv->idx;
-    if (c->mem[i].q == NIC_RQ) mask |= HOSTIF_SIG_RQ(vi);
-    else if (!(flags & VIPX_CQ_RECV_ONLY)) mask |= HOSTIF_SIG_SQ(vi);
-  }
-  return mask;
 }
 
 /* A wait sleeps on the signal bits of the members it saw, or, with none, on `joined`; a
@@ -128,6 +116,17 @@ static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint
     return VIP_ERROR_RESOURCE;
   }
   return VIP_NOT_DONE;
+}
+
+/* The signal bits of the CQ's member queues (only the receive queues' with VIPX_CQ_RECV_ONLY). */
+static uint32_t cq_bits(struct vcq *c, VIP_ULONG flags) {
+  uint32_t mask = 0;
+  for (unsigned i = 0; i < c->nmem; i++) {
+    unsigned vi = c->mem[i].vi->lv->idx;
+    if (c->mem[i].q == NIC_RQ) mask |= HOSTIF_SIG_RQ(vi);
+    else if (!(flags & VIPX_CQ_RECV_ONLY)) mask |= HOSTIF_SIG_SQ(vi);
+  }
+  return mask;
 }
 
 VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEAN *RecvQueue) {

@@ -4,8 +4,8 @@
 #ifndef VIPL_INTERNAL_H
 #define VIPL_INTERNAL_H
 
-#include <stdatomic.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -92,8 +92,8 @@ struct vcq {
   struct { struct vvi *vi; int q; } mem[VCQ_MAX_MEMBERS];
   unsigned rr;
   _Atomic uint32_t joined;            /* bumped as a queue joins (a futex word: vipl_cq_join) */
-  uint32_t sleep_bits;                /* the signal bits its waits sleep on, while sleepers */
-  unsigned sleepers;
+  uint32_t sleep_bits;                /* the signal bits its waits sleep on */
+  unsigned sleepers;                  /* its waits asleep on them (0: sleep_bits 0) */
   struct vnotify notify;
   struct vcq *notify_next;            /* in nic->nt.cqs while armed */
 };
