@@ -55,6 +55,12 @@ void wait_wake_hosts_bits(struct hw_regs *r, uint32_t bits) {
   futex_wake_bits(&r->host_seq, bits);
 }
 
+void wait_poke_hosts(struct hw_regs *r, uint32_t bits) {
+  atomic_fetch_add(&r->host_seq, 1);
+  if (bits && atomic_load(&r->host_waiters) && (atomic_load(&r->host_wait_bits) & bits))
+    futex_wake_bits(&r->host_seq, bits);
+}
+
 bool wait_nic_gone(struct hw_regs *r) {
   if (atomic_load(&r->state) != HW_NIC_RUNNING) return true;
   pid_t pid = (pid_t)r->nic_pid;

@@ -49,6 +49,10 @@ void wait_wake_nic(struct hw_regs *r);   /* a doorbell is pending (db_pending) *
 void wait_wake_hosts(struct hw_regs *r); /* the NIC stopped, or anything every host sees */
 /* Signal bits raised (host_irq): wakes only the sleepers waiting for one of them. */
 void wait_wake_hosts_bits(struct hw_regs *r, uint32_t bits);
+/* A host's own wake-up of its sleepers on bits, without a signal: they look again. Unlike
+ * the NIC's wake it leaves host_wait_bits alone: a sleeper about to sleep when it comes
+ * misses it, and must still be woken by the NIC's next signal of its bits. */
+void wait_poke_hosts(struct hw_regs *r, uint32_t bits);
 
 /* True when the window's NIC is stopped or its process is gone (a kill(2) probe). */
 bool wait_nic_gone(struct hw_regs *r);

@@ -214,7 +214,8 @@ int lnic_wait(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns);
 int lnic_wait_once(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns);
 /* Wakes this NIC's host threads asleep on one of bits (lnic_wait_once returns -EAGAIN to
  * them, or 0 if a signal came too) without raising a signal: a sleeper whose set of bits is
- * out of date (a queue joined the CQ it waits on) looks again. */
+ * out of date (a queue joined the CQ it waits on) looks again (iface/wait.h,
+ * wait_poke_hosts). */
 void lnic_wake(struct lnic_dev *d, uint32_t bits);
 uint64_t lnic_now_ns(void);
 /* Waits until ready(arg) (0), timeout_ns of the process's time (lnic_vt_now_ns: virtual under

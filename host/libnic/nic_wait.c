@@ -33,7 +33,7 @@ int lnic_wait_once(struct lnic_dev *d, uint32_t vi_mask, int64_t timeout_ns) {
 }
 
 void lnic_wake(struct lnic_dev *d, uint32_t bits) {
-  if (d && bits) wait_wake_hosts_bits(d->win.regs, bits);
+  if (d && bits) wait_poke_hosts(d->win.regs, bits);
 }
 
 /* Deadlines in the process's time, so that under nicd --timing a timeout is virtual and the
