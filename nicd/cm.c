@@ -170,6 +170,9 @@ static void fail_waits(void) {
     }
 }
 
+/* How many requests were made after r (ids count up, and wrap at INT_MAX). */
+static unsigned age(const struct req *r) { return (unsigned)next_id - (unsigned)r->id; }
+
 static bool has_request(int c) {
   for (int i = 0; i < MAXREQ; i++)
     if (reqs[i].used && reqs[i].from == c) return true;
@@ -184,11 +187,14 @@ static void do_wait(int c, unsigned node, const char *disc) {
   cli[c].waiting = true;
   cli[c].wnode = node;
   snprintf(cli[c].wdisc, sizeof cli[c].wdisc, "%s", disc);
+  /* The oldest request first: by slot, a request in a high slot starved while the lower
+   * slots refilled (ab with 50 connects at once: some waited until their 10 s timeout). */
+  struct req *oldest = NULL;
   for (int i = 0; i < MAXREQ; i++)
-    if (reqs[i].used && !reqs[i].taken && reqs[i].rnode == node && !strcmp(reqs[i].rdisc, disc)) {
-      offer(c, &reqs[i]);
-      return;
-    }
+    if (reqs[i].used && !reqs[i].taken && reqs[i].rnode == node && !strcmp(reqs[i].rdisc, disc) &&
+        (!oldest || age(&reqs[i]) > age(oldest)))
+      oldest = &reqs[i];
+  if (oldest) offer(c, oldest);
 }
 
 static void do_connect(int c, unsigned node, unsigned vi, unsigned rnode, const char *rdisc,
