@@ -47,19 +47,19 @@ void wait_wake_hosts(struct hw_regs *r) {
   if (atomic_load(&r->host_waiters)) futex_wake(&r->host_seq);
 }
 
-void wait_wake_hosts_bits(struct hw_regs *r, uint32_t bits) {
+/* Wakes the sleepers on bits, if one announced itself; clear: takes their announcement (only
+ * a waker whose host_irq bits are already up may: iface/README.md). */
+static void wake_bits(struct hw_regs *r, uint32_t bits, bool clear) {
   atomic_fetch_add(&r->host_seq, 1);
   if (!bits || !atomic_load(&r->host_waiters)) return;
   if (!(atomic_load(&r->host_wait_bits) & bits)) return;   /* nobody sleeps on these */
-  atomic_fetch_and(&r->host_wait_bits, ~bits);   /* sleepers that go on announce them again */
+  if (clear) atomic_fetch_and(&r->host_wait_bits, ~bits);   /* sleepers that go on announce again */
   futex_wake_bits(&r->host_seq, bits);
 }
 
-void wait_poke_hosts(struct hw_regs *r, uint32_t bits) {
-  atomic_fetch_add(&r->host_seq, 1);
-  if (bits && atomic_load(&r->host_waiters) && (atomic_load(&r->host_wait_bits) & bits))
-    futex_wake_bits(&r->host_seq, bits);
-}
+void wait_wake_hosts_bits(struct hw_regs *r, uint32_t bits) { wake_bits(r, bits, true); }
+
+void wait_poke_hosts(struct hw_regs *r, uint32_t bits) { wake_bits(r, bits, false); }
 
 bool wait_nic_gone(struct hw_regs *r) {
   if (atomic_load(&r->state) != HW_NIC_RUNNING) return true;
