@@ -15,6 +15,7 @@
 set -u
 cd "$(dirname "$0")/.."
 . tests/common/nicd.sh
+. tests/common/ports.sh
 . tests/sovia_apps/apps_lib.sh
 smoke=0; [[ ${1:-} == --smoke ]] && smoke=1
 reps=${APPS_REPS:-3}; secs=5; rn=20000; abn=5000
@@ -25,7 +26,7 @@ for f in "$SO" build/bin/nicd; do
   [[ -e $f ]] || { echo "bench_apps: missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 apps_init bench-apps || { echo "0 passed, 1 failed"; exit 1; }
-port=$((20000 + $$ % 20000))
+port=$(free_ports $((reps * 40 + 2)))
 declare -A val        # val[metric,mode] = "v1 v2 ..."
 add() { val[$1,$2]="${val[$1,$2]:-} $3"; }
 mkdir -p "$run/www"; head -c 3072 /dev/urandom | base64 -w 0 >"$run/www/index.html"

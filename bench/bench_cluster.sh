@@ -69,7 +69,8 @@ med() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
 
 echo "Cluster over UDP: socat host2 -> host1, $GMB MiB per run, $REPS rounds interleaved"
 declare -A rate
-port=$((21000 + $$ % 20000))
+. tests/common/ports.sh
+port=$(free_ports $((REPS * 8 + 2)))
 for r in $(seq "$REPS"); do
   for loss in 0 0.001 0.01 0.05; do
     start --loss "$loss"

@@ -24,11 +24,12 @@ command -v nc >/dev/null || { echo "bench_xfer: nc missing (apt-get install netc
 shm=/dev/shm; [[ -d $shm && -w $shm ]] || shm=/tmp
 data=$(mktemp -d "$shm/bench-xfer-XXXXXX")
 . tests/common/nicd.sh
+. tests/common/ports.sh
 trap 'nicd_cleanup; rm -rf "$data"' EXIT
 nicd_start bench-xfer --fast || { echo "bench_xfer: nicd did not start"; echo "0 passed, 1 failed"; exit 1; }
 
 now() { date +%s.%N; }
-port=$((20000 + $$ % 20000))
+port=$(free_ports 400)
 
 # xfer MODE FILE: one transfer; prints seconds, or "fail".
 xfer() {

@@ -20,13 +20,9 @@ finish() {
 trap finish EXIT
 read -r -a extra <<<"${CLUSTER_NICD_ARGS:-}"
 [[ ${VERINIC_FIRMWARE:-native} == lanai ]] && extra+=(--lanai "${VERINIC_LANAI_IMAGE:-build/lanai/firmware.img}")
-# Ports base+1..base+3 free for UDP and TCP (another run, or the demo, may hold some).
-base=$((30000 + RANDOM % 20000))
-for _ in $(seq 20); do
-  used=$(ss -Hluant 2>/dev/null | awk '{print $5}' | grep -cE ":($((base + 1))|$((base + 2))|$((base + 3)))$")
-  [[ $used -eq 0 ]] && break
-  base=$((30000 + RANDOM % 20000))
-done
+# base..base+3: the nicds' UDP ports; base+4, base+5: the SOVIA listeners below.
+. tests/common/ports.sh
+base=$(free_ports 6)
 
 if C start --loopback -n 3 --port "$base" --dir "$dir/c" --tag "$tag" -- "${extra[@]}" >"$dir/start.log" 2>&1; then
   ok "three nicds up on loopback UDP"
@@ -50,7 +46,7 @@ else bad "VIPL: client $crc server $src: $(cat "$dir/v.cli" "$dir/v.srv")"; fi
 
 # SOVIA: socat, unmodified, under the LD_PRELOAD shim; host2 (node 1) -> host1 (node 0).
 SO=build/lib/libsovia_preload.so
-port=$((20000 + $$ % 20000))
+port=$((base + 4))
 head -c $((4 * 1024 * 1024)) /dev/urandom >"$dir/blob"
 C run 1 env LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port timeout 30 \
   socat -u TCP-LISTEN:$port OPEN:"$dir/blob.out",creat,trunc 2>"$dir/so.srv" &

@@ -16,10 +16,11 @@ C() { CLUSTER_DIR=$dir/c scripts/cluster.sh "$@"; }
 finish() { C stop >/dev/null 2>&1; rm -rf "$dir"; }
 trap finish EXIT
 SO=build/lib/libsovia_preload.so
-base=$((30000 + $$ % 20000))
+. tests/common/ports.sh
+base=$(free_ports 800)
 FAULTS=(--loss 0.01 --dup 0.005 --reorder 0.01 --corrupt 0.001 --seed 11)
 
-start() {   # three tries: a port in the ephemeral range may be taken by another test's socket
+start() {   # three tries: another test may have taken a port since
   local try
   for try in 1 2 3; do
     C stop >/dev/null 2>&1

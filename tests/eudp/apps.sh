@@ -9,6 +9,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
+. tests/common/ports.sh
 trap nicd_cleanup EXIT
 SO=${SOVIA_PRELOAD_SO:-$PWD/build/lib/libsovia_preload.so}
 pass=0; fail=0
@@ -18,7 +19,7 @@ for f in "$SO" build/bin/nicd build/bin/nicstat; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 nicd_start eudp-apps --fast || { echo "nicd did not start"; echo "0 passed, 1 failed"; exit 1; }
-base=$((20000 + $$ % 20000))
+base=$(free_ports 8)
 NETNS=(unshare -n sh -c 'ip link set lo up && exec "$@"' sh)
 unshare -n true 2>/dev/null || { NETNS=(); echo "note: unshare -n refused here: plain processes"; }
 # on SIDE CMD...: CMD under the shim on NIC SIDE; UDP_PORTS / TCP_PORTS: what goes over the NIC

@@ -21,6 +21,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
 . tests/sovia_apps/apps_lib.sh
+. tests/common/ports.sh
 PEER=$PWD/tests/faults/shim_peer.py
 trap 'stop_nicd; rm -rf "${run:-}"' EXIT
 
@@ -35,7 +36,7 @@ fresh() {
   stop_nicd
   [[ -n ${run:-} ]] && rm -rf "$run"
   apps_init shim-kill || { bad "nicd did not start"; return 1; }
-  port=$((20000 + RANDOM % 20000)); SOVIA_PORTS=$port
+  port=$(free_ports 1); SOVIA_PORTS=$port
 }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}'; }

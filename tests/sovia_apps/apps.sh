@@ -11,6 +11,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
+. tests/common/ports.sh
 . tests/sovia_apps/apps_lib.sh
 trap nicd_cleanup EXIT
 
@@ -18,7 +19,7 @@ for f in "$SO" build/bin/nicd; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 apps_init sovia-apps || { echo "0 passed, 1 failed"; exit 1; }
-base=$((20000 + $$ % 20000))
+base=$(free_ports 12)
 PY=/usr/bin/python3
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 need() { command -v "$1" >/dev/null 2>&1 || { bad "$2: $1 not installed (scripts/deps.sh)"; return 1; }; }

@@ -6,6 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
+. tests/common/ports.sh
 . tests/sovia_apps/apps_lib.sh
 trap nicd_cleanup EXIT
 BIN=$PWD/build/tests/sovia_apps/shim_sem
@@ -14,7 +15,7 @@ for f in "$SO" "$BIN" build/bin/nicd; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 apps_init shim-sem || { echo "0 passed, 1 failed"; exit 1; }
-port=$((20000 + $$ % 20000)); SOVIA_PORTS=$port
+port=$(free_ports 2); SOVIA_PORTS=$port
 bg_sovia 0 timeout 60 "$BIN" server $port >"$run/srv.log" 2>&1
 srv=$bg
 wait_sovia $port || bad "server listens over SOVIA"

@@ -10,6 +10,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
+. tests/common/ports.sh
 . tests/sovia_apps/apps_lib.sh
 pgdir=
 trap 'kill_tree ${pg:-0} 2>/dev/null; nicd_cleanup; [[ -n $pgdir ]] && rm -rf "$pgdir"' EXIT
@@ -20,7 +21,7 @@ for f in "$SO" build/bin/nicd; do
 done
 unshare -n true 2>/dev/null || NETNS=()
 PY=/usr/bin/python3
-base=$((20000 + $$ % 20000))
+base=$(free_ports 8)
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 POSTGRES=(setpriv --reuid=postgres --regid=postgres --init-groups)
 

@@ -16,6 +16,7 @@ CLI=$PWD/build/tests/sovia_lib/echo_client
 # The fixtures are sanitized; the shim is not and is preloaded before the ASan runtime.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1
 . tests/common/nicd.sh
+. tests/common/ports.sh
 trap nicd_cleanup EXIT
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
@@ -26,7 +27,7 @@ for f in "$SO" "$SRV" "$CLI" build/bin/nicd; do
 done
 if nicd_start sovia-echo --fast; then ok "nicd started"; else bad "nicd started"; fi
 
-port=$((20000 + $$ % 20000))
+port=$(free_ports 2)
 kport=$((port + 1))
 client() {   # client LOG ADDRESS PORT: the client under the shim on NIC 1; its own checks count
   LD_PRELOAD=$SO SOVIA_PRELOAD_PORTS=$port SOVIA_NIC=${prefix}1 timeout 120 "$CLI" "$2" "$3" >"$1" 2>&1

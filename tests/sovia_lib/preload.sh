@@ -10,6 +10,7 @@ set -u
 cd "$(dirname "$0")/../.."
 SO=$PWD/build/lib/libsovia_preload.so
 . tests/common/nicd.sh
+. tests/common/ports.sh
 trap nicd_cleanup EXIT
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
@@ -26,7 +27,7 @@ if ((up == 0)); then ok "nicd started"; else bad "nicd started"; fi
 
 # A port free in the kernel (the shim must not need it, but a kernel listener would hide a
 # fall-through).
-port=$((20000 + $$ % 20000))
+port=$(free_ports 2)
 kport=$((port + 1))
 head -c $((5 * 1024 * 1024)) /dev/urandom >"$run/in"
 

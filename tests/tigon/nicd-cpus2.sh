@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
+. tests/common/ports.sh
 trap nicd_cleanup EXIT
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
@@ -35,7 +36,7 @@ check "VIPL both ways at once, every byte as sent" test $rc -eq 0
 [[ $rc -eq 0 ]] || tail -n 3 "$run"/v*.srv "$run"/v*.cli
 
 # SOVIA: a 4 MiB stream node 1 -> node 0.
-port=$((30000 + $$ % 20000))
+port=$(free_ports 1)
 SOVIA_NIC=${prefix}0 timeout 60 build/bin/sovia_xfer serve $port >"$run/s.srv" 2>&1 & ss=$!
 for _ in $(seq 100); do [[ -e $run/sovia-0-$port ]] && break; sleep 0.05; done
 SOVIA_NIC=${prefix}1 timeout 60 build/bin/sovia_xfer send 10.0.0.1 $port $((4 * 1024 * 1024)) \
