@@ -113,8 +113,12 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   sv_listen_run(l);
   struct sv_conn *c;
   while (!(c = sv_backlog_take(l))) {
-    if (s->nonblock) FAIL(EAGAIN);
-    if (l->thr_done) FAIL(sv_nic_gone() ? ENETDOWN : ECONNABORTED);
+    bool dead = sv_listen_dead(l);
+    if (s->nonblock && !dead) FAIL(EAGAIN);
+    if (l->thr_done) {
+      l->dead_told |= dead;
+      FAIL(sv_nic_gone() ? ENETDOWN : ECONNABORTED);
+    }
     if (sv_wait_poll(backlog_ready, l, 0) == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
   }
   struct sv_sock *ns;

@@ -127,6 +127,8 @@ struct sv_listener {
   pthread_t thr;
   bool thr_started;           /* the connection thread runs from the first accept/poll */
   bool stop, thr_done;
+  bool dead_told;             /* accept() reported the connection thread's end (the NIC went
+                                 away): readiness said it once, as a socket error is said */
   bool closing;               /* stop for good (close), not a pause for fork: refuse requests */
   bool room_wait;             /* the connection thread waits for room in the backlog, not in
                                * VipConnectWait: a stop needs no stopper request */

@@ -194,7 +194,7 @@ bool sv_listen_dead(struct sv_listener *l) { return l->thr_started && l->thr_don
 
 void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
-  l->thr_done = false;
+  l->thr_done = l->dead_told = false;
   l->stopper_sent = false;
   l->thr_started = lnic_thread_start(&l->thr, false, conn_thread, l) == 0;
 }

@@ -1,7 +1,8 @@
 /* sv_poll.c: readiness. sovia_poll waits on SOVIA sockets and ordinary descriptors together;
  * sovia_readiness answers for the shim's epoll. A listening socket is readable exactly when
  * its backlog holds a connection (asking starts its connection thread), or readable with
- * POLLERR once its connection thread gave up (the NIC went away); a connected one when
+ * POLLERR once its connection thread gave up (the NIC went away), until accept() has said
+ * why (as a pending socket error is said once); a connected one when
  * bytes, end-of-file or an error wait (POLLRDHUP once the peer sent FIN), writable when a
  * send slot is free; a connecting one neither, until it is connected (or failed: POLLERR); a
  * connection another process claimed after a fork is POLLNVAL here. Waiting progresses the
@@ -24,7 +25,8 @@ static short sv_revents(struct sv_sock *s) {
   if (s->kind == SV_LISTEN) {
     sv_listen_run(s->l);
     if (sv_backlog_ready(s->l)) r |= POLLIN;
-    else if (sv_listen_dead(s->l)) r |= POLLIN | POLLERR;   /* accept() then says why */
+    else if (sv_listen_dead(s->l) && !s->l->dead_told)
+      r |= POLLIN | POLLERR;   /* accept() then says why, once: a loop that ignores it sleeps */
   } else if (s->kind == SV_CONN && s->c) {
     struct sv_conn *c = s->c;
     if (!sv_claim(c)) return POLLNVAL;

@@ -9,10 +9,14 @@ shim_kill.sh, to see what an unmodified program is told when its peer or nicd di
                                          recv after the wait), half (blocking recv after
                                          shutdown(SHUT_WR))
   shim_peer.py listen PORT MODE          wait for a connection on the listener with MODE
-                                         (select, poll, epoll, epollet), then accept
+                                         (select, poll, epoll, epollet; non-blocking for the
+                                         epolls, as event loops have it), then accept; after
+                                         an error, wait 1 s more
 
 Prints one line: "EOF <bytes>", "ERR <errno name> <bytes>" or, for listen, "READY <events>"
-followed by "ACCEPT ok" or "ACCEPT ERR <errno name>"; exits 0 (the shell judges)."""
+followed by "ACCEPT ok" or "ACCEPT ERR <errno name>" and then "AFTER quiet" or "AFTER
+<events>" (whether the listener is still reported ready once accept told the error: a loop
+that waits again then sleeps instead of spinning); exits 0 (the shell judges)."""
 import errno
 import os
 import select
@@ -28,22 +32,29 @@ def listener(port):
     return s
 
 
-def wait_readable(fd, mode):
-    """Blocks until fd is readable in the given way; returns what the wait reported."""
+def wait_readable(fd, mode, timeout=None):
+    """Blocks until fd is readable in the given way (or timeout seconds: None then); returns
+    what the wait reported."""
     if mode == "select":
-        r, _, x = select.select([fd], [], [fd])
-        return "readable" if r else "exceptional"
+        r, _, x = select.select([fd], [], [fd], timeout)
+        return ("readable" if r else "exceptional") if r or x else None
     if mode == "poll":
         p = select.poll()
         p.register(fd, select.POLLIN)
-        ev = p.poll()[0][1]
+        got = p.poll(None if timeout is None else int(timeout * 1000))
+        if not got:
+            return None
+        ev = got[0][1]
         return "POLLIN" + ("|POLLERR" if ev & select.POLLERR else "") + \
             ("|POLLHUP" if ev & select.POLLHUP else "")
     e = select.epoll()
     flags = select.EPOLLIN | (select.EPOLLET if mode == "epollet" else 0)
     e.register(fd, flags)
-    ev = e.poll()[0][1]
+    got = e.poll(-1 if timeout is None else timeout)
     e.close()
+    if not got:
+        return None
+    ev = got[0][1]
     return "EPOLLIN" + ("|EPOLLERR" if ev & select.EPOLLERR else "") + \
         ("|EPOLLHUP" if ev & select.EPOLLHUP else "")
 
@@ -86,12 +97,15 @@ def do_recv(port, mode):
 def do_listen(port, mode):
     ls = listener(port)
     print("LISTENING", flush=True)
+    if mode.startswith("epoll"):
+        ls.setblocking(False)
     print("READY", wait_readable(ls.fileno(), mode), flush=True)
     try:
         ls.accept()
         print("ACCEPT ok", flush=True)
     except OSError as e:
         print("ACCEPT ERR", name(e), flush=True)
+        print("AFTER", wait_readable(ls.fileno(), mode, 1.0) or "quiet", flush=True)
 
 
 def do_send(host, port):
