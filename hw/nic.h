@@ -60,7 +60,7 @@ enum nic_engine { NIC_ENG_HDMA, NIC_ENG_SEND, NIC_ENG_RECV, NIC_ENG_N };
 
 /* Start from nic_config_default. */
 struct nic_config {
-  uint32_t sram_size;          /* bytes, multiple of 8; 0 means 2 MB */
+  uint32_t sram_size;          /* bytes, multiple of 8; 0 means HW_SRAM_DEFAULT (4 MiB) */
   uint16_t node;               /* node id on the fabric */
   const char *shm_name;        /* window name for other processes ("/verinic-nic0"), or NULL
                                   for an anonymous window (memfd, inherited by children) */

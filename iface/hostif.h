@@ -18,18 +18,22 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 8u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
+#define HOSTIF_VERSION 9u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
                                queue; 5: the rings' rel_seq (a peer's last delivered message);
                                6: 64 VIs, sharing doorbells and signal bits 15 apart;
                                7: 16 KiB wire messages, the PANIC area moved down;
-                               8: the VI's connection stamp (conn) */
+                               8: the VI's connection stamp (conn);
+                               9: 256 VIs in a 4 MiB SRAM, the PANIC area and buffers above */
 
 /* SRAM map. The first 1 MiB holds the firmware image and its stack on a LANai board
- * (firmware/lanai/README.md); the host interface and the packet buffers live above it. */
+ * (firmware/lanai/README.md); the host interface and the packet buffers live above it, up to
+ * FW_SRAM_END (firmware/nic/fw.h), a little over 3 MiB: the firmware needs HOSTIF_SRAM, the
+ * 4 MiB of the larger LANai 9 and XP boards (hw/README.md). */
+#define HOSTIF_SRAM      (4u << 20)
 #define HOSTIF_BASE      0x100000u   /* struct hostif_ctrl */
-#define HOSTIF_NVI       64u         /* VIs per NIC; VI 0 is reserved for the firmware. A
-                                        power of two (fw_sq.c's round robin), at most 64 (the
-                                        firmware's VI masks) */
+#define HOSTIF_NVI       256u        /* VIs per NIC; VI 0 is reserved for the firmware. A
+                                        multiple of 32 (the firmware's VI masks, fw_vi.h, and
+                                        libnic's L1 bits are words of 32 and 64) */
 #define HOSTIF_RING      32u         /* descriptors per work queue ring (a power of two) */
 #define HOSTIF_MAXSEG    4u          /* data segments per descriptor */
 #define HOSTIF_MAX_PAYLOAD 16324u   /* payload bytes per wire message: 16384 (the data path's
@@ -296,7 +300,7 @@ struct hostif_counters {
 #define HOSTIF_VI_ADDR(i) (HOSTIF_BASE + 0x100u + (uint32_t)(i) * (uint32_t)sizeof(struct hostif_vi))
 #define HOSTIF_COUNTERS_ADDR (HOSTIF_VI_ADDR(HOSTIF_NVI))
 /* Above the host interface: the firmware's packet buffers (its own business). */
-#define HOSTIF_BUF_BASE 0x1a1000u
+#define HOSTIF_BUF_BASE 0x324000u
 
 /* The window has 32 doorbells and the host signal word 32 bits (iface/WINDOW.md), fewer than
  * VIs: VIs share them by class, VI i (i >= 1) in class 1 + (i - 1) % 15, so VIs 1..15 have
@@ -327,7 +331,7 @@ _Static_assert(sizeof(struct hostif_desc) == 128, "a ring slot is 128 bytes");
  * then writes the result into `done` (seq last) and raises host signal HOSTIF_SIG_PANIC.
  * DISPLAY values go into a ring the host reads. Shared memory segments (registered host
  * memory) are attached by id in the segment table, which DELIVER and GET name. */
-#define HOSTIF_PANIC_BASE     0x182000u   /* struct hostif_panic */
+#define HOSTIF_PANIC_BASE     0x305000u   /* struct hostif_panic */
 #define HOSTIF_PANIC_MAGIC    0x434e4150u /* "PANC" */
 #define HOSTIF_DOORBELL_PANIC 16u         /* doorbells 16..31 are not VIs' */
 #define HOSTIF_SIG_PANIC      (1u << 16)

@@ -17,8 +17,8 @@
 #include "hostif.h"
 
 #define SPINE_MAGIC      0x454e4950u   /* "PINE" once the firmware serves the block */
-#define SPINE_BASE       0x196000u     /* struct spine_ctl */
-#define SPINE_BANK0      0x199000u     /* forwarding table banks */
+#define SPINE_BASE       0x319000u     /* struct spine_ctl */
+#define SPINE_BANK0      0x31c000u     /* forwarding table banks */
 #define SPINE_BANK_SIZE  0x4000u       /* 16 KiB each */
 #define SPINE_BANK(i)    (SPINE_BANK0 + (uint32_t)(i) * SPINE_BANK_SIZE)
 #define SPINE_NPORT      8u            /* router ports (NICs of the router host) */

@@ -20,7 +20,7 @@
 #define HW_REGIONS        256
 #define HW_REGIONS_OFF    0x1000u
 #define HW_SRAM_OFF       0x10000u
-#define HW_SRAM_DEFAULT   (2u << 20)
+#define HW_SRAM_DEFAULT   (4u << 20)
 #define HW_SRAM_MIN       0x1000u
 #define HW_SRAM_MAX       (64u << 20)
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -28,9 +29,9 @@
 #include "nicd.h"
 #include "../hw/udpfab.h"
 
-#define MAXCLI    256
-#define MAXPERPID 64
-#define MAXREQ    64
+#define MAXCLI    1024
+#define MAXPERPID (2 * (int)HOSTIF_NVI)   /* a process may set up a connection per VI of two NICs */
+#define MAXREQ    (2 * (int)HOSTIF_NVI)
 #define LINE      256
 #define PEER_FDS  80      /* peer.c's listener and control connections */
 
@@ -614,8 +615,19 @@ static void *cm_main(void *arg) {
   return NULL;
 }
 
+/* Room for a descriptor per client and peer (the usual soft limit is 1024), as far as the hard
+ * limit allows: beyond it, accept() fails and the client is refused. */
+static void fd_room(void) {
+  struct rlimit l;
+  rlim_t want = MAXCLI + PEER_FDS + 64;
+  if (getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur >= want) return;
+  l.rlim_cur = l.rlim_max == RLIM_INFINITY || l.rlim_max > want ? want : l.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &l);
+}
+
 int cm_start(struct nicd *d) {
   D = d;
+  fd_room();
   for (int c = 0; c < MAXCLI; c++) cli[c].fd = -1;
   struct sockaddr_un a = {.sun_family = AF_UNIX};
   if (strlen(d->sock_path) >= sizeof a.sun_path) return -ENAMETOOLONG;
@@ -623,7 +635,7 @@ int cm_start(struct nicd *d) {
   lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (lfd < 0) return -errno;
   unlink(d->sock_path);
-  if (bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 64) != 0) {
+  if (bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, SOMAXCONN) != 0) {
     int e = -errno;
     close(lfd);
     return e;

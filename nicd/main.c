@@ -42,7 +42,7 @@ static void usage(FILE *f) {
           "Hosts emulated Verinic NICs joined by an in-memory fabric (or, with --udp, a\n"
           "machine's NICs of a cluster joined by UDP) and runs their firmware.\n"
           "  -n, --nics N        NICs to host, nodes 0..N-1 (default 2, at most %d)\n"
-          "      --sram BYTES    SRAM per NIC (default 2 MiB; the firmware needs 2 MiB)\n"
+          "      --sram BYTES    SRAM per NIC (default and least the firmware needs: 4 MiB)\n"
           "      --fast          transfers take no emulated time (benchmarks); coarse-grained\n"
           "                      pipelining unless --fine (with no time to overlap, splitting\n"
           "                      a packet's DMA only multiplies the events)\n"

@@ -5,12 +5,13 @@
  * Freestanding C11; built into the image by `make firmware-lanai`. */
 #include "fw_board.h"
 #include "fw_board_regs.h"
+#include "hostif.h"
 
 struct fw_board {
   uint32_t unused;
 };
 
-#define FWB_LANAI_SRAM (2u << 20)
+#define FWB_LANAI_SRAM HOSTIF_SRAM
 
 static volatile uint32_t *reg(uint32_t off) {
   return (volatile uint32_t *)(uintptr_t)(FWB_REG_BASE + off);

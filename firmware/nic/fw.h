@@ -86,6 +86,7 @@ _Static_assert(FW_BUF_STRIDE % 64u == 0 && HOSTIF_BUF_BASE % 64u == 0, "buffers 
 #define FW_LOCAL_SLOTS 4u
 #define FW_LOCAL_ADDR(i) (FW_CHAIN_ADDR(2) + (uint32_t)(i) * FW_MAX_PAYLOAD)
 #define FW_SRAM_END FW_LOCAL_ADDR(FW_LOCAL_SLOTS)
+_Static_assert(FW_SRAM_END <= HOSTIF_SRAM, "the firmware's SRAM fits the board it asks for");
 
 /* A host range one message's payload comes from or goes to. */
 struct fw_piece {
@@ -97,7 +98,7 @@ struct fw_piece {
 /* One data-path message on its way out: queued by fw_sq.c, bound to a send buffer by tx_len,
  * filled by SDMA, sent by SEND, retired by tx_complete. */
 struct fw_txe {
-  uint8_t vi;
+  uint16_t vi;
   uint8_t slot;             /* send queue slot (index % HOSTIF_RING) */
   uint8_t status;           /* HOSTIF_ST_DONE, or the error to report */
   uint8_t npiece;
@@ -222,6 +223,14 @@ struct fw_config {
   bool fine_mode;              /* SDMA moves messages in CHUNK pieces (fine-grained) */
 };
 
+/* A set of VIs, as the firmware's work lists keep them: bit vi % 32 of word vi / 32 (fw_vi.h's
+ * fw_vim_* read and write it). */
+#define FW_VIM_WORDS (HOSTIF_NVI / 32u)
+_Static_assert(HOSTIF_NVI % 32u == 0, "a VI mask is whole words");
+struct fw_vimask {
+  uint32_t w[FW_VIM_WORDS];
+};
+
 struct fw {
   struct fw_board *board;
   struct fw_config cfg;
@@ -232,11 +241,11 @@ struct fw {
   struct fw_txe txq[FW_TXQ];
   uint32_t tx_head, tx_fetch, tx_done;   /* queued / bound to a buffer / retired */
   uint8_t sbuf_txe[FW_NSBUF];            /* txq index held by each send buffer */
-  uint64_t sq_work;                      /* VIs whose send queue may have work */
+  struct fw_vimask sq_work;              /* VIs whose send queue may have work */
   unsigned sq_rr;
-  uint64_t ack_work;                     /* VIs with an ACK or NACK to send */
-  uint64_t ack_watch;                    /* VIs with sends awaiting an acknowledgement */
-  uint64_t rst_work;                     /* VIs with an RST to send (their rst_want) */
+  struct fw_vimask ack_work;             /* VIs with an ACK or NACK to send */
+  struct fw_vimask ack_watch;            /* VIs with sends awaiting an acknowledgement */
+  struct fw_vimask rst_work;             /* VIs with an RST to send (their rst_want) */
   bool stage_busy[FW_LOCAL_SLOTS];       /* staging slots in use (not a bit mask: provable) */
   /* receive pipeline */
   struct fw_rxi rxi[FW_NRBUF];

@@ -27,7 +27,7 @@ void fw_ack_owe(struct fw *fw, unsigned vi, uint32_t seq, uint16_t node, uint16_
   v->ack_node = node;
   v->ack_vi = to_vi;
   v->ack_conn = conn;
-  fw->ack_work |= fw_vi_bit(vi);
+  fw_vim_set(&fw->ack_work, vi);
 }
 
 static void owe(struct fw *fw, unsigned vi, const struct fw_wire_hdr *h, uint8_t nack) {
@@ -79,8 +79,7 @@ static bool ack_may_wait(const struct fw *fw, const struct fw_vi *v) {
 }
 
 void fw_ack_pump(struct fw *fw) {
-  for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->ack_work, vi); vi++) {
-    if (!(fw->ack_work & fw_vi_bit(vi))) continue;
+  for (unsigned vi = fw_vim_next(&fw->ack_work, 1); vi < HOSTIF_NVI; vi = fw_vim_next(&fw->ack_work, vi + 1)) {
     struct fw_vi *v = &fw->vi[vi];
     if (ack_may_wait(fw, v)) continue;
     struct fw_wire_hdr h = {0};
@@ -94,6 +93,6 @@ void fw_ack_pump(struct fw *fw) {
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the send queue is full: later */
     v->ack_due = false;
     v->nack_status = 0;
-    fw->ack_work &= ~fw_vi_bit(vi);
+    fw_vim_clear(&fw->ack_work, vi);
   }
 }

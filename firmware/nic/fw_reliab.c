@@ -65,17 +65,26 @@ uint32_t fw_reliab_expect(const struct fw *fw, unsigned vi) {
   return (uint32_t)fw->rel[vi].m.Receiver.expect;
 }
 
-/* The earliest deadline, and timer FW_TIMER_RT set to it if it is earlier than the one set. */
-static void rt_arm(struct fw *fw, bool rescan) {
-  uint64_t due = RT_NEVER;
-  for (unsigned vi = 1; vi < HOSTIF_NVI; vi++)
-    if (fw->vi[vi].rel_on && fw->vi[vi].rt_armed && fw->vi[vi].rt_due < due)
-      due = fw->vi[vi].rt_due;
-  if (due == RT_NEVER || (!rescan && fw->rt_hw && fw->rt_hw_due <= due)) return;
+/* Timer FW_TIMER_RT runs while any VI has a deadline, due no later than the earliest (a
+ * deadline moved later leaves it early: fw_reliab_tick then finds nothing due and rescans). */
+static void rt_set(struct fw *fw, uint64_t due) {
   uint64_t now = fwb_clock_ns(fw->board);
   fw->rt_hw = true;
   fw->rt_hw_due = due;
   (void)fwb_timer_set(fw->board, FW_TIMER_RT, due > now ? due - now : 1u);
+}
+/* A VI's deadline was set: the timer comes forward to it, without a look at every VI (this
+ * runs for every message a reliable connection sends). */
+static void rt_arm(struct fw *fw, uint64_t due) {
+  if (!fw->rt_hw || due < fw->rt_hw_due) rt_set(fw, due);
+}
+/* The timer fired: it is set to the earliest deadline left. */
+static void rt_rescan(struct fw *fw) {
+  uint64_t due = RT_NEVER;
+  for (unsigned vi = 1; vi < HOSTIF_NVI; vi++)
+    if (fw->vi[vi].rel_on && fw->vi[vi].rt_armed && fw->vi[vi].rt_due < due)
+      due = fw->vi[vi].rt_due;
+  if (due != RT_NEVER) rt_set(fw, due);
 }
 
 #define RTT_MAX_NS ((uint32_t)reliab_CONST_RTO_MAX * 1000u)
@@ -144,14 +153,14 @@ static void run(struct fw *fw, unsigned vi) {
     v->rt_armed = true;
     v->rt_gen = s->tgen;
     v->rt_due = fwb_clock_ns(fw->board) + rt_length(v, s);
-    rt_arm(fw, false);
+    rt_arm(fw, v->rt_due);
   }
   if ((uint32_t)s->base != v->base_seen) {
     v->base_seen = (uint32_t)s->base;
     fw_sq_acked(fw, vi, (v->base_seen - 1u) & (FW_NSEQ - 1u));
-    fw->sq_work |= fw_vi_bit(vi); /* the window moved: the send queue may go on */
+    fw_vim_set(&fw->sq_work, vi); /* the window moved: the send queue may go on */
   }
-  if (v->tx_want) fw->sq_work |= fw_vi_bit(vi);
+  if (v->tx_want) fw_vim_set(&fw->sq_work, vi);
 }
 
 static void raise_run(struct fw *fw, unsigned vi, reliab_event_t ev) {
@@ -221,11 +230,11 @@ void fw_reliab_tick(struct fw *fw) {
     raise_run(fw, vi, reliab_EV_timeout);
     v->rt_hold = (uint32_t)fw->rel[vi].m.Sender.rto * 1000u; /* the Sender doubled it */
   }
-  rt_arm(fw, true);
+  rt_rescan(fw);
 }
 
 void fw_reliab_pump(struct fw *fw) {
-  for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->rst_work, vi); vi++) {
+  for (unsigned vi = fw_vim_next(&fw->rst_work, 1); vi < HOSTIF_NVI; vi = fw_vim_next(&fw->rst_work, vi + 1)) {
     struct fw_vi *v = &fw->vi[vi];
     if (!v->rst_want) continue;
     struct fw_wire_hdr h = {0};
@@ -237,7 +246,7 @@ void fw_reliab_pump(struct fw *fw) {
     h.imm = HOSTIF_ST_TRANSPORT;
     if (!fw_txlocal_queue(fw, &h, 0)) return; /* the pipeline is full: later */
     v->rst_want = false;
-    fw->rst_work &= ~fw_vi_bit(vi);
+    fw_vim_clear(&fw->rst_work, vi);
   }
 }
 
@@ -250,7 +259,7 @@ void reliab_hal_transmit(reliab_t *sys, uint8_t kind, int32_t seq) {
   if (kind == reliab_CONST_RST) {
     /* Best effort, once: the instance is gone by the time it leaves. */
     v->rst_want = true;
-    fw->rst_work |= fw_vi_bit(vi);
+    fw_vim_set(&fw->rst_work, vi);
     v->rst_node = v->peer_node;
     v->rst_vi = v->peer_vi;
     v->rst_conn = v->peer_conn;

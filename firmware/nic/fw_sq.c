@@ -68,7 +68,7 @@ void fw_sq_unack_all(struct fw *fw, unsigned vi, uint32_t st) {
     sl->await_ack = false;
     if (sl->status == HOSTIF_ST_DONE) sl->status = (uint8_t)st;
   }
-  fw->ack_watch &= ~fw_vi_bit(vi);
+  fw_vim_clear(&fw->ack_watch, vi);
   sq_retire(fw, vi);
 }
 
@@ -211,7 +211,7 @@ static void sq_queue(struct fw *fw, unsigned vi, const struct fw_vi_view *w,
   struct fw_txe *e = &fw->txq[fw->tx_head % FW_TXQ];
   /* first: fw_desc_ok(d) is then the precondition itself, before any write to the state */
   e->npiece = (uint8_t)fw_check_pieces(d, off, plen, e->piece, HOSTIF_MAXSEG);
-  e->vi = (uint8_t)vi;
+  e->vi = (uint16_t)vi;
   e->slot = (uint8_t)slot;
   e->status = HOSTIF_ST_DONE;
   e->trailer_done = false;
@@ -278,7 +278,7 @@ static void sq_emit(struct fw *fw, unsigned vi, const struct fw_vi_view *w) {
   if (w->reliability == HOSTIF_RELIABLE_DELIVERY && v->off + plen == d->length) {
     v->slot[slot].await_ack = true;
     v->slot[slot].last_seq = seq;
-    fw->ack_watch |= fw_vi_bit(vi);
+    fw_vim_set(&fw->ack_watch, vi);
   }
   v->off += plen;
   if (v->off == d->length) {
@@ -399,7 +399,7 @@ static bool sq_step(struct fw *fw, unsigned vi) {
 
 void fw_sq_doorbell(struct fw *fw, unsigned vi) {
   if (vi == 0 || vi >= HOSTIF_NVI) return;
-  fw->sq_work |= fw_vi_bit(vi);
+  fw_vim_set(&fw->sq_work, vi);
 }
 
 /* A connection with sends awaiting acknowledgement is watched, so that one broken by nicd
@@ -413,14 +413,14 @@ static void sq_watch(struct fw *fw) {
       loop assigns vi, fw->vi[1 .. HOSTIF_NVI - 1], fw->ack_watch, fw->ack_work, fw->rst_work,
                    fw->sram[HOSTIF_VI_ADDR(1) .. HOSTIF_VI_ADDR(HOSTIF_NVI) - 1];
       loop variant HOSTIF_NVI - vi; */
-  for (unsigned vi = 1; vi < HOSTIF_NVI && fw_vi_from(fw->ack_watch, vi); vi++)
-    if (fw->ack_watch & fw_vi_bit(vi)) {
-      struct fw_vi_view w;
-      fw_vi_sync(fw, vi, &w);
-      //@ assert datapath_INV((&fw->dp));
-      //@ assert FW_BOUNDS(fw);
-      //@ assert fw_ok(fw);
-    }
+  for (unsigned vi = fw_vim_next(&fw->ack_watch, 1); vi < HOSTIF_NVI;
+       vi = fw_vim_next(&fw->ack_watch, vi + 1)) {
+    struct fw_vi_view w;
+    fw_vi_sync(fw, vi, &w);
+    //@ assert datapath_INV((&fw->dp));
+    //@ assert FW_BOUNDS(fw);
+    //@ assert fw_ok(fw);
+  }
 }
 
 /* tx_head and tx_done are free-running: ring_count is the number of queued messages. The
@@ -433,20 +433,22 @@ void fw_sq_pump(struct fw *fw) {
   sq_watch(fw);
   /*@ loop invariant fw_ok(fw) && fw_same{Pre, Here}(fw);
       loop assigns *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1], *fw_counters(\at(fw->sram, Pre)); */
-  while (fw->sq_work && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ) {
+  while (fw_vim_any(&fw->sq_work) && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ) {
     /*@ loop invariant 0 <= i <= HOSTIF_NVI && fw_ok(fw) && fw_same{Pre, Here}(fw);
         loop assigns i, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1],
                      *fw_counters(\at(fw->sram, Pre));
         loop variant HOSTIF_NVI - i; */
-    for (unsigned i = 0; i < HOSTIF_NVI && fw->sq_work && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ;
+    for (unsigned i = 0;
+         i < HOSTIF_NVI && fw_vim_any(&fw->sq_work) && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ;
          i++) {
       unsigned vi = (fw->sq_rr % HOSTIF_NVI + i) % HOSTIF_NVI;
-      if (!fw_vi_from(fw->sq_work, vi)) {   /* none from here up: on at VI 0 */
-        i += HOSTIF_NVI - 1u - vi;
+      unsigned next = fw_vim_next(&fw->sq_work, vi);
+      if (next != vi) {   /* on at the next VI with work, or at VI 0 if none is above */
+        unsigned skip = next - vi - 1u;
+        i = i + skip < HOSTIF_NVI ? i + skip : HOSTIF_NVI - 1u;
         continue;
       }
-      if (!(fw->sq_work & fw_vi_bit(vi))) continue;
-      if (!sq_step(fw, vi)) fw->sq_work &= ~fw_vi_bit(vi);
+      if (!sq_step(fw, vi)) fw_vim_clear(&fw->sq_work, vi);
     }
     fw->sq_rr = (fw->sq_rr % HOSTIF_NVI + 1) % HOSTIF_NVI;
   }
@@ -464,7 +466,7 @@ void fw_sq_msg_done(struct fw *fw, struct fw_txe *e) {
     count_error(fw, e->status);
   }
   sq_retire(fw, e->vi);
-  fw->sq_work |= fw_vi_bit(e->vi); /* a slot may have come free for a waiting descriptor */
+  fw_vim_set(&fw->sq_work, e->vi); /* a slot may have come free for a waiting descriptor */
 }
 
 /* Sequence numbers are modulo FW_NSEQ: a is at or before b. */
@@ -478,7 +480,7 @@ void fw_sq_acked(struct fw *fw, unsigned vi, uint32_t seq) {
     if (sl->await_ack && seq_le(sl->last_seq, seq)) sl->await_ack = false;
     waiting |= sl->await_ack;
   }
-  if (!waiting) fw->ack_watch &= ~fw_vi_bit(vi);
+  if (!waiting) fw_vim_clear(&fw->ack_watch, vi);
   sq_retire(fw, vi);
 }
 
@@ -497,7 +499,7 @@ void fw_sq_refused(struct fw *fw, unsigned vi, uint32_t seq, uint32_t st) {
     sl->status = (uint8_t)(hit ? HOSTIF_ST_DISCONNECTED : st);
     hit = true;
   }
-  fw->ack_watch &= ~fw_vi_bit(vi);
+  fw_vim_clear(&fw->ack_watch, vi);
   fw_vi_break(fw, vi);
   sq_retire(fw, vi);
 }

@@ -35,13 +35,13 @@ static void vi_forget(struct fw *fw, unsigned vi, uint32_t gen) {
   v->ack_due = false;
   v->nack_status = 0;
   v->rst_want = false;
-  fw->rst_work &= ~fw_vi_bit(vi);
+  fw_vim_clear(&fw->rst_work, vi);
   v->gen = gen;
   v->sq_cons = v->sq_done = fw_sram_rd32(fw, FW_RING_CONS(vi, sq));
   v->rq_done = fw_sram_rd32(fw, FW_RING_DONE(vi, rq));
   fw_dgctx_reset(fw, vi);
-  fw->ack_watch &= ~fw_vi_bit(vi);
-  fw->ack_work &= ~fw_vi_bit(vi);
+  fw_vim_clear(&fw->ack_watch, vi);
+  fw_vim_clear(&fw->ack_work, vi);
 }
 
 /* The peer left the connection (nicd set this VI ERROR): what the peer's NIC had delivered by
@@ -66,7 +66,7 @@ void fw_vi_sync(struct fw *fw, unsigned vi, struct fw_vi_view *w) {
     v->conn = w->conn;
     v->tx_seq = 0;
     v->rx_active = false;
-    if (fw->ack_watch & fw_vi_bit(vi)) fw_sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
+    if (fw_vim_has(&fw->ack_watch, vi)) fw_sq_unack_all(fw, vi, HOSTIF_ST_DISCONNECTED);
     fw_reliab_reset(fw, vi, w);
   }
   /* Rings re-initialised by the host (a new VI in this entry): adopt them when idle. */

@@ -6,21 +6,49 @@
 
 #include "fw_sram.h"
 
-/* The bit of a VI in the firmware's 64-bit masks (sq_work, ack_work, ack_watch, rst_work).
- * A function, so that the range of the shift is proved once (the provers do not interpret
- * <<). Only 32-bit and constant shifts: the LANai has no 64-bit shifter, and a variable one
- * is a run-time library call. */
-/*@ requires vi < 64;
-    assigns \nothing; */
-static inline uint64_t fw_vi_bit(unsigned vi) {
-  uint32_t b = 1u << (vi & 31u);
-  return vi < 32u ? (uint64_t)b : (uint64_t)b << 32;
+/* The firmware's VI masks (struct fw_vimask: sq_work, ack_work, ack_watch, rst_work). Words of
+ * 32 bits: the LANai has no 64-bit shifter. Functions, so that the range of each shift is
+ * proved once (the provers do not interpret << and >>). */
+/*@ requires \valid(m) && vi < HOSTIF_NVI;
+    assigns m->w[vi / 32]; */
+static inline void fw_vim_set(struct fw_vimask *m, unsigned vi) {
+  m->w[vi / 32u] |= 1u << (vi % 32u);
 }
-/* Whether mask has the bit of VI vi or of a higher one: the loops over a mask stop there. */
-/*@ requires vi < 64;
+/*@ requires \valid(m) && vi < HOSTIF_NVI;
+    assigns m->w[vi / 32]; */
+static inline void fw_vim_clear(struct fw_vimask *m, unsigned vi) {
+  m->w[vi / 32u] &= ~(1u << (vi % 32u));
+}
+/*@ requires \valid_read(m) && vi < HOSTIF_NVI;
     assigns \nothing; */
-static inline bool fw_vi_from(uint64_t mask, unsigned vi) {
-  return (mask & ~(fw_vi_bit(vi) - 1u)) != 0;
+static inline bool fw_vim_has(const struct fw_vimask *m, unsigned vi) {
+  return (m->w[vi / 32u] >> (vi % 32u) & 1u) != 0;
+}
+/*@ requires \valid_read(m);
+    assigns \nothing; */
+static inline bool fw_vim_any(const struct fw_vimask *m) {
+  uint32_t any = 0;
+  /*@ loop invariant 0 <= i <= FW_VIM_WORDS;
+      loop assigns i, any;
+      loop variant FW_VIM_WORDS - i; */
+  for (unsigned i = 0; i < FW_VIM_WORDS; i++) any |= m->w[i];
+  return any != 0;
+}
+/* The lowest VI at or above vi in m, or HOSTIF_NVI if there is none: the loops over a mask
+ * go from one to the next, passing over empty words whole. */
+/*@ requires \valid_read(m) && vi <= HOSTIF_NVI;
+    assigns \nothing;
+    ensures vi <= \result <= HOSTIF_NVI; */
+static inline unsigned fw_vim_next(const struct fw_vimask *m, unsigned vi) {
+  /*@ loop invariant \at(vi, Pre) <= vi <= HOSTIF_NVI;
+      loop assigns vi;
+      loop variant HOSTIF_NVI - vi; */
+  while (vi < HOSTIF_NVI) {
+    uint32_t rest = m->w[vi / 32u] >> (vi % 32u);
+    if (rest & 1u) return vi;
+    vi = rest ? vi + 1u : vi / 32u * 32u + 32u;
+  }
+  return HOSTIF_NVI;
 }
 
 /* What the firmware reads of a VI entry. */

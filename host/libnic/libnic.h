@@ -95,7 +95,8 @@ struct lnic_dev {
   pthread_cond_t drain_cond;
   bool drainer_running, drainer_stop, drainer_idle;
   uint64_t drains;              /* lnic_drain_all calls, the drainer's and the program's */
-  uint64_t l1[2];               /* by queue (enum lnic_q): bit i, VI i has records in L1 */
+  /* by queue (enum lnic_q): bit i % 64 of word i / 64, VI i has records in L1 */
+  uint64_t l1[2][HOSTIF_NVI / 64];
   int vt_slot;                  /* timing mode: this process's slot + 1 (0: none yet) */
 };
 

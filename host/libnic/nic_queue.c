@@ -35,11 +35,11 @@ static void doorbell(struct lnic_vi *v) {
 
 /* Keeps the device's L1 bit of the queue true: lnic_drain_all visits only the VIs whose bit is
  * set, not every entry (a server's poll loop calls it with each look, over all connections). */
-_Static_assert(HOSTIF_NVI <= 64, "a VI's L1 bit fits struct lnic_dev.l1");
+_Static_assert(HOSTIF_NVI % 64 == 0, "VIs fill whole words of struct lnic_dev.l1");
 static void l1_note(struct lnic_vi *v, enum lnic_q qi) {
-  uint64_t bit = (uint64_t)1 << v->idx;
-  if (v->q[qi].pushed != v->q[qi].posted) v->dev->l1[qi] |= bit;
-  else v->dev->l1[qi] &= ~bit;
+  uint64_t bit = (uint64_t)1 << v->idx % 64, *w = &v->dev->l1[qi][v->idx / 64];
+  if (v->q[qi].pushed != v->q[qi].posted) *w |= bit;
+  else *w &= ~bit;
 }
 
 /* Moves L1 records into free ring slots; returns how many slots were written. */
@@ -187,13 +187,14 @@ uint32_t lnic_drain_all(struct lnic_dev *d) {
   uint32_t mask = 0;
   d->drains++;
   for (int qi = 0; qi < 2; qi++)
-    for (uint64_t m = d->l1[qi]; m; m &= m - 1) {
-      unsigned i = (unsigned)__builtin_ctzll(m);
-      struct lnic_vi *v = d->vi[i];
-      lnic_progress(v, (enum lnic_q)qi);
-      if (v->q[qi].pushed != v->q[qi].posted)
-        mask |= qi == NIC_SQ ? HOSTIF_SIG_SQ(i) : HOSTIF_SIG_RQ(i);
-    }
+    for (unsigned k = 0; k < HOSTIF_NVI / 64; k++)
+      for (uint64_t m = d->l1[qi][k]; m; m &= m - 1) {
+        unsigned i = k * 64 + (unsigned)__builtin_ctzll(m);
+        struct lnic_vi *v = d->vi[i];
+        lnic_progress(v, (enum lnic_q)qi);
+        if (v->q[qi].pushed != v->q[qi].posted)
+          mask |= qi == NIC_SQ ? HOSTIF_SIG_SQ(i) : HOSTIF_SIG_RQ(i);
+      }
   return mask;
 }
 

@@ -147,8 +147,8 @@ int lnic_vi_destroy(struct lnic_vi *v, bool force) {
   sram_st32(&e->state, HOSTIF_VI_FREE);
   sram_st32(&e->owner_pid, 0);
   d->vi[v->idx] = NULL;
-  d->l1[NIC_SQ] &= ~((uint64_t)1 << v->idx);   /* a forced destroy may leave records in L1 */
-  d->l1[NIC_RQ] &= ~((uint64_t)1 << v->idx);
+  d->l1[NIC_SQ][v->idx / 64] &= ~((uint64_t)1 << v->idx % 64);   /* a forced destroy may */
+  d->l1[NIC_RQ][v->idx / 64] &= ~((uint64_t)1 << v->idx % 64);   /* leave records in L1 */
   lnic_unlock(d);
   free(v->q[0].rec);
   free(v->q[1].rec);

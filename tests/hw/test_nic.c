@@ -12,7 +12,7 @@ static void sram_bounds(void **state) {
   (void)state;
   struct nic *nic = t_nic(0, NIC_TIMING_MODEL);
   uint32_t size = nic_sram_size(nic);
-  assert_int_equal(size, 2u << 20);
+  assert_int_equal(size, HW_SRAM_DEFAULT);
   uint8_t buf[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, back[16];
   assert_int_equal(nic_sram_write(nic, size - 16, buf, 16), NIC_OK);
   assert_int_equal(nic_sram_read(nic, size - 16, back, 16), NIC_OK);

@@ -79,7 +79,7 @@ worker_processes 2;
 env VERINIC_RUN;
 pid $run/nginx/nginx.pid;
 error_log $run/nginx/error.log warn;
-events { worker_connections 64; }
+events { worker_connections 512; }
 http {
   access_log off;
   sendfile on;
@@ -103,6 +103,11 @@ NGX
   if grep -qE '^ +[0-9]+ requests in' "$run/wrk.txt" && ! grep -q 'Socket errors' "$run/wrk.txt"; then
     ok "nginx: wrk 2 s, 4 connections, no socket errors ($(grep -Eo '^ +[0-9]+ requests' "$run/wrk.txt" | tr -d ' '))"
   else bad "nginx: wrk: $(tr '\n' ' ' <"$run/wrk.txt" | head -c 300)"; fi
+  # More connections at once than a NIC had VIs before it had 256 (each end takes one).
+  on_sovia 1 timeout 60 wrk -t2 -c200 -d3s "http://10.0.0.1:$port/index.html" >"$run/wrk.txt" 2>&1
+  if grep -qE '^ +[0-9]+ requests in' "$run/wrk.txt" && ! grep -q 'Socket errors' "$run/wrk.txt"; then
+    ok "nginx: wrk 3 s, 200 connections at once, no socket errors ($(grep -Eo '^ +[0-9]+ requests' "$run/wrk.txt" | tr -d ' '))"
+  else bad "nginx: wrk -c 200: $(tr '\n' ' ' <"$run/wrk.txt" | head -c 300)"; fi
   if stop "$srv" QUIT 15; then ok "nginx: SIGQUIT: master and workers exit"
   else bad "nginx: graceful stop hangs: $(tail -c 300 "$run/nginx/error.log")"; fi
 }

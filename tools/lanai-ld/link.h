@@ -10,8 +10,8 @@
 #include "elf.h"
 
 /* Memory map (see firmware/lanai/README.md): the image and the stack live in
- * [0, budget); [budget, 2 MiB) is left to packet buffers and DMA rings. */
-#define LANAI_SRAM_SIZE 0x00200000u
+ * [0, budget); [budget, 4 MiB) is left to the host interface and packet buffers. */
+#define LANAI_SRAM_SIZE 0x00400000u
 #define LANAI_DEFAULT_BUDGET 0x00100000u
 #define LANAI_DEFAULT_STACK 0x00004000u
 #define LANAI_ADDR_LIMIT 0x02000000u /* BR targets are 25-bit: code must stay below 32 MiB */
