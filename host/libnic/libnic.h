@@ -148,6 +148,11 @@ int lnic_vi_create(struct lnic_dev *d, uint32_t ptag, uint32_t reliability, stru
 /* -EBUSY while the VI is connected or work is outstanding (unless force). */
 int lnic_vi_destroy(struct lnic_vi *v, bool force);
 uint32_t lnic_vi_state(struct lnic_vi *v);
+/* Lock held: completes with HOSTIF_ST_FLUSHED what is posted on an IDLE VI that is not a
+ * datagram VI, which the NIC leaves alone (a connection request that failed, its receives
+ * posted first), so that the VI may be destroyed. -EBUSY in any other state, or for a
+ * datagram VI (the NIC fills an idle one's receives). */
+int lnic_vi_flush_idle(struct lnic_vi *v);
 /* Makes process pid the VI's owner, the process whose end nicd takes for the VI's (it reaps
  * the VI and breaks its connection): for a VI that fork() shares, when another process than
  * its creator takes it over. -EPIPE when the entry is no longer this VI (freed, reaped, made

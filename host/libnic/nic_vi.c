@@ -107,6 +107,15 @@ uint32_t lnic_vi_state(struct lnic_vi *v) {
   return sram_ld32(&lnic_hostif_vi(v->dev, v->idx)->state);
 }
 
+int lnic_vi_flush_idle(struct lnic_vi *v) {
+  volatile struct hostif_vi *e = lnic_hostif_vi(v->dev, v->idx);
+  if (sram_ld32(&e->state) != HOSTIF_VI_IDLE || (sram_ld32(&e->flags) & HOSTIF_VI_F_DGRAM))
+    return -EBUSY;
+  lnic_wq_flush(v, NIC_SQ, HOSTIF_ST_FLUSHED);
+  lnic_wq_flush(v, NIC_RQ, HOSTIF_ST_FLUSHED);
+  return 0;
+}
+
 /* The entry is still v's: the generation of its creation, and not freed (destroyed, or reaped
  * by nicd, whose FREE keeps the generation). */
 static bool still_v(struct lnic_vi *v, volatile struct hostif_vi *e) {

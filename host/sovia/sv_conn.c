@@ -221,9 +221,11 @@ void sv_conn_free(struct sv_conn *c) {
       break;
     }
   VIP_VI_STATE st;
-  if (VipQueryVi(c->vi, &st, NULL, NULL, NULL) == VIP_SUCCESS &&
-      (st == VIP_STATE_CONNECTED || st == VIP_STATE_ERROR))
-    VipDisconnect(c->vi);
+  if (VipQueryVi(c->vi, &st, NULL, NULL, NULL) == VIP_SUCCESS) {
+    if (st == VIP_STATE_CONNECTED || st == VIP_STATE_ERROR) VipDisconnect(c->vi);
+    else if (st == VIP_STATE_IDLE) VipxFlushIdleVi(c->vi);   /* never connected: its receives
+                                                                were posted before the request */
+  }
   /* The VI goes only once the NIC has given back every descriptor (a disconnect flushes them,
    * shortly); its descriptors live in c->mem, which must outlive them: a completion written
    * into unmapped memory crashed a process whose nicd died just then (test_faults). */

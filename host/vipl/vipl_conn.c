@@ -144,6 +144,15 @@ VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
   return VIP_SUCCESS;
 }
 
+VIP_RETURN VipxFlushIdleVi(VIP_VI_HANDLE ViHandle) {
+  struct vvi *v = vh_get(ViHandle, VH_VI);
+  if (!v) return VIP_INVALID_PARAMETER;
+  lnic_lock(v->nic->dev);
+  int rc = lnic_vi_flush_idle(v->lv);
+  lnic_unlock(v->nic->dev);
+  return rc ? VIP_INVALID_STATE : VIP_SUCCESS;
+}
+
 VIP_RETURN VipDisconnect(VIP_VI_HANDLE ViHandle) {
   struct vvi *v = vh_get(ViHandle, VH_VI);
   if (!v) return VIP_INVALID_PARAMETER;

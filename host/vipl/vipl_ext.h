@@ -31,6 +31,13 @@ VIP_RETURN VipxSetViOwner(VIP_VI_HANDLE ViHandle, VIP_ULONG Pid);
  * VIP_NO_MATCH if the request is gone (its requester gave up). */
 VIP_RETURN VipxConnectPass(VIP_CONN_HANDLE ConnHandle);
 
+/* Completes with VIP_STATUS_DESC_FLUSHED_ERROR the descriptors posted on an idle VI, so that
+ * VipDestroyVi may take it: for a connection request that failed or timed out after its
+ * receives were posted, which VipDisconnect refuses (the VI is not connected) and which
+ * VipDestroyVi refuses while they are outstanding. VIP_INVALID_STATE for a VI that is not
+ * idle, or a datagram VI (E-UDP: the NIC fills an idle one's receives). */
+VIP_RETURN VipxFlushIdleVi(VIP_VI_HANDLE ViHandle);
+
 /* VipCQWait with flags. VIPX_CQ_RECV_ONLY: sleep only until a member receive queue signals,
  * so that a send completion alone does not wake it (one already there when it looks is still
  * reported): for a caller that waits for a message and reaps its sends by polling, as native

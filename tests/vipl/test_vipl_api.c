@@ -549,6 +549,43 @@ static void t_name_service(void) {
   unlink(path);
 }
 
+/* A connection request that failed leaves its receives posted on an idle VI: VipDestroyVi
+ * refuses it until VipxFlushIdleVi gives them back, flushed; a connected VI is refused. */
+static void t_flush_idle(void) {
+  VIP_VI_ATTRIBUTES a = attrs(ptag, VIP_SERVICE_RELIABLE_DELIVERY, 0);
+  VIP_VI_HANDLE vi;
+  CHECK_EQ(VipCreateVi(nic, &a, NULL, NULL, &vi), VIP_SUCCESS);
+  char *mem = aligned_alloc(64, 8192);
+  VIP_MEM_ATTRIBUTES ma = {.Ptag = ptag};
+  VIP_MEM_HANDLE mh;
+  CHECK_EQ(VipRegisterMem(nic, mem, 8192, &ma, &mh), VIP_SUCCESS);
+  VIP_DESCRIPTOR *d = (VIP_DESCRIPTOR *)mem;
+  for (int i = 0; i < 2; i++) {
+    memset(&d[i], 0, sizeof d[i]);
+    d[i].CS.SegCount = 1;
+    d[i].DS[0].Local.Data.Address = mem + 4096;
+    d[i].DS[0].Local.Handle = mh;
+    d[i].DS[0].Local.Length = 1024;
+    CHECK_EQ(VipPostRecv(vi, &d[i], mh), VIP_SUCCESS);
+  }
+  CHECK_EQ(VipDestroyVi(vi), VIP_INVALID_STATE);   /* receives outstanding */
+  CHECK_EQ(VipxFlushIdleVi(NULL), VIP_INVALID_PARAMETER);
+  CHECK_EQ(VipxFlushIdleVi(vi), VIP_SUCCESS);
+  VIP_DESCRIPTOR *got;
+  for (int i = 0; i < 2; i++) {
+    CHECK_EQ(VipRecvDone(vi, &got), VIP_SUCCESS);
+    CHECK(got == &d[i] && (got->CS.Status & VIP_STATUS_DESC_FLUSHED_ERROR));
+  }
+  CHECK_EQ(VipRecvDone(vi, &got), VIP_NOT_DONE);
+  CHECK_EQ(VipDestroyVi(vi), VIP_SUCCESS);
+  struct pair p;
+  pair_open(&p, NULL, NULL, 0);
+  CHECK_EQ(VipxFlushIdleVi(p.a), VIP_INVALID_STATE);   /* connected */
+  pair_close(&p);
+  CHECK_EQ(VipDeregisterMem(nic, mem, mh), VIP_SUCCESS);
+  free(mem);
+}
+
 static void t_connect_without_nicd(void) {
   setenv("VERINIC_RUN", "/nonexistent-verinic", 1);
   uint8_t raw[64];
@@ -605,6 +642,7 @@ int main(void) {
   RUN(t_cq_wait_once);
   RUN(t_break_flushes);
   RUN(t_name_service);
+  RUN(t_flush_idle);
   RUN(t_connect_without_nicd);
   RUN(t_nic_dies);
   VipDestroyPtag(nic, ptag);
