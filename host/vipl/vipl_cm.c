@@ -73,16 +73,23 @@ static int cm_call(int fd, const char *line, char *reply, size_t cap, int64_t ti
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -errno;
     if (n == 0) continue;   /* the time check above ends it */
-    /* Read byte by byte up to the newline: replies are short and one at a time. */
-    char c;
-    ssize_t r = read(fd, &c, 1);
+    /* Take what has come up to the newline, not beyond: a later reply stays for its call. */
+    char buf[256];
+    ssize_t r = recv(fd, buf, sizeof buf, MSG_PEEK);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -EPIPE;
-    if (c == '\n') {
-      reply[got] = 0;
-      return 0;
+    char *nl = memchr(buf, '\n', (size_t)r);
+    size_t take = nl ? (size_t)(nl - buf) + 1 : (size_t)r;
+    r = recv(fd, buf, take, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -EPIPE;
+    for (ssize_t i = 0; i < r; i++) {
+      if (buf[i] == '\n') {
+        reply[got] = 0;
+        return 0;
+      }
+      if (got + 1 < cap) reply[got++] = buf[i];
     }
-    if (got + 1 < cap) reply[got++] = c;
   }
 }
 

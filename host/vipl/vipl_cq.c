@@ -86,9 +86,8 @@ void vipl_cq_progress(struct vcq *c) {
   }
 }
 
-static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *l1mask) {
-  *l1mask = lnic_drain_all(c->nic->dev);
-  vipl_cq_progress(c);
+/* A member queue with a completion not yet reported, round robin from the last one. */
+static bool cq_pending(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq) {
   for (unsigned k = 0; k < c->nmem; k++) {
     unsigned i = (c->rr + k) % c->nmem;
     struct vvi *v = c->mem[i].vi;
@@ -98,9 +97,20 @@ static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint
       c->rr = i + 1;
       *vh = v->handle;
       *rq = q == NIC_RQ;
-      return VIP_SUCCESS;
+      return true;
     }
   }
+  return false;
+}
+
+/* Completions the last look found are reported before the NIC is looked at again: a look
+ * visits every member queue (a server's CQ has two per connection), and was taken for every
+ * completion, which with 200 connections cost nginx over half its time. */
+static VIP_RETURN cq_try(struct vcq *c, VIP_VI_HANDLE *vh, VIP_BOOLEAN *rq, uint32_t *l1mask) {
+  *l1mask = lnic_drain_all(c->nic->dev);
+  if (cq_pending(c, vh, rq)) return VIP_SUCCESS;
+  vipl_cq_progress(c);
+  if (cq_pending(c, vh, rq)) return VIP_SUCCESS;
   if (lnic_is_dead(c->nic->dev)) {
     vipl_nic_dead(c->nic);   /* outstanding descriptors complete flushed: report them */
     for (unsigned i = 0; i < c->nmem; i++) {
