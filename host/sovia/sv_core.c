@@ -64,7 +64,7 @@ bool sv_nic_gone(void) {
   if (!atomic_load(&G.nic_gone) && G.ready) {   /* ask: VIPL looks at the NIC when polled */
     VIP_VI_HANDLE vh;
     VIP_BOOLEAN rq;
-    if (VipCQDone(G.cq, &vh, &rq) == VIP_SUCCESS) sv_cq_mark(vh);   /* progress looks at it */
+    VipCQDone(G.cq, &vh, &rq);   /* SOVIA takes its completions per VI, not by the CQ */
   }
   return atomic_load(&G.nic_gone);
 }

@@ -106,7 +106,6 @@ struct sv_conn {
   /* fork (README, "fork and exec"): a connection that existed at a fork is progressed per VI,
    * never through a completion queue, and only by the process that claimed it (sh->owner) */
   bool legacy;
-  bool cq_hit;                /* the CQ reported a completion of its VI: sv_progress looks */
   bool handed;                /* between prepare and the child's handler: counted in sh->unborn */
   struct sv_shared *sh;       /* in the registered (so shared) memory */
 };
@@ -178,7 +177,6 @@ struct sv_global {
   bool forked;                /* a fork happened: registration of user memory is off */
   unsigned (*sig_count)(int all);   /* handled signals so far (the shim), NULL: none */
   _Atomic bool nic_gone;      /* VIPL reported the NIC dead (nicd killed, LANai fault) */
-  uint64_t last_sweep;        /* when sv_progress last looked at every connection */
 };
 extern struct sv_global G;
 
@@ -219,8 +217,6 @@ void sv_conn_repost(struct sv_conn *c, VIP_DESCRIPTOR *d);   /* receive descript
 
 /* sv_proto.c: the protocol engine */
 void sv_progress(struct sv_conn *only);  /* all connections (only == NULL) or one */
-/* Lock held: the connection of VI vh (from the CQ) is looked at by the next sv_progress. */
-void sv_cq_mark(VIP_VI_HANDLE vh);
 void sv_pump(struct sv_conn *c);         /* sends what credits allow, FIN/FINACK */
 int sv_post_ctl(struct sv_conn *c, unsigned kind, unsigned acks, const void *p, unsigned len);
 void sv_fail(struct sv_conn *c, int err);

@@ -36,7 +36,7 @@ static void *watcher(void *arg) {
     VIP_BOOLEAN rq;
     VIP_RETURN r = VipCQWait(cq, WATCH_SLICE_MS, &vh, &rq);
     sv_lock();
-    if (r == VIP_SUCCESS) sv_cq_mark(vh), sv_notify();
+    if (r == VIP_SUCCESS) sv_notify();
     else if (r != VIP_TIMEOUT) {   /* the NIC went away: sleepers must look (errors show) */
       sv_notify();
       sv_unlock();

@@ -145,11 +145,7 @@ int sovia_ppoll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *sl
     } else if (G.ready) {
       VIP_VI_HANDLE vh;
       VIP_BOOLEAN rq;
-      if (VipCQWait(G.cq, 1, &vh, &rq) == VIP_SUCCESS) {
-        sv_lock();
-        sv_cq_mark(vh);
-        sv_unlock();
-      }
+      VipCQWait(G.cq, 1, &vh, &rq);
     } else {
       break;
     }

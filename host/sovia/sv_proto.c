@@ -286,39 +286,17 @@ static void progress_one(struct sv_conn *c, uint64_t now) {
   if (c->st == SV_CLOSED && c->orphan) sv_conn_free(c);
 }
 
-void sv_cq_mark(VIP_VI_HANDLE vh) {
-  for (struct sv_conn *c = G.conns; c; c = c->next)
-    if (c->vi == vh) {
-      c->cq_hit = true;
-      return;
-    }
-}
-
-/* How often sv_progress(NULL) looks at every connection, not only those the CQ named: what
- * changes without a completion (a dead peer's VI, checked every CHECK_NS; a combining
- * deadline; a connection from before a fork, on no CQ) waits at most this long. Looking at
- * every connection each time cost a client of 200 connections (wrk) most of its time. */
-#define SWEEP_NS 1000000ull
-
 void sv_progress(struct sv_conn *only) {
   VIP_VI_HANDLE vh;
   VIP_BOOLEAN rq;
   bool took = false;
-  while (VipCQDone(G.cq, &vh, &rq) == VIP_SUCCESS) {
-    took = true;
-    sv_cq_mark(vh);
-  }
+  while (VipCQDone(G.cq, &vh, &rq) == VIP_SUCCESS) took = true;
   uint64_t now = sv_now_ns();
   if (only) {
-    only->cq_hit = false;
     progress_one(only, now);
   } else {
-    bool sweep = now - G.last_sweep >= SWEEP_NS;
-    if (sweep) G.last_sweep = now;
     for (struct sv_conn *c = G.conns, *next; c; c = next) {
       next = c->next;
-      if (!(sweep || c->cq_hit || c->legacy)) continue;
-      c->cq_hit = false;
       if (sv_usable(c)) progress_one(c, now);
     }
   }
@@ -372,9 +350,8 @@ static int wait_any(bool (*pred)(void *), void *arg, uint64_t deadline, bool int
     sv_unlock();
     VIP_VI_HANDLE vh;
     VIP_BOOLEAN rq;
-    VIP_RETURN r = VipxCQWaitEx(G.cq, ms, VIPX_CQ_ONCE | (sends ? 0 : VIPX_CQ_RECV_ONLY), &vh, &rq);
+    VipxCQWaitEx(G.cq, ms, VIPX_CQ_ONCE | (sends ? 0 : VIPX_CQ_RECV_ONLY), &vh, &rq);
     sv_lock();
-    if (r == VIP_SUCCESS) sv_cq_mark(vh);
   }
 }
 
