@@ -79,7 +79,8 @@ static bool ack_may_wait(const struct fw *fw, const struct fw_vi *v) {
 }
 
 void fw_ack_pump(struct fw *fw) {
-  for (unsigned vi = fw_vim_next(&fw->ack_work, 1); vi < HOSTIF_NVI; vi = fw_vim_next(&fw->ack_work, vi + 1)) {
+  for (unsigned vi = fw_vim_next(&fw->ack_work, 1); vi < HOSTIF_NVI;
+       vi = fw_vim_next(&fw->ack_work, vi + 1)) {
     struct fw_vi *v = &fw->vi[vi];
     if (ack_may_wait(fw, v)) continue;
     struct fw_wire_hdr h = {0};

@@ -234,7 +234,8 @@ void fw_reliab_tick(struct fw *fw) {
 }
 
 void fw_reliab_pump(struct fw *fw) {
-  for (unsigned vi = fw_vim_next(&fw->rst_work, 1); vi < HOSTIF_NVI; vi = fw_vim_next(&fw->rst_work, vi + 1)) {
+  for (unsigned vi = fw_vim_next(&fw->rst_work, 1); vi < HOSTIF_NVI;
+       vi = fw_vim_next(&fw->rst_work, vi + 1)) {
     struct fw_vi *v = &fw->vi[vi];
     if (!v->rst_want) continue;
     struct fw_wire_hdr h = {0};
