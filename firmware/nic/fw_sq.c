@@ -438,12 +438,10 @@ void fw_sq_pump(struct fw *fw) {
         loop assigns i, *fw, \at(fw->sram, Pre)[0 .. FW_SRAM_END - 1],
                      *fw_counters(\at(fw->sram, Pre));
         loop variant HOSTIF_NVI - i; */
-    for (unsigned i = 0;
-         i < HOSTIF_NVI && fw_vim_any(&fw->sq_work) && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ;
-         i++) {
+    for (unsigned i = 0; i < HOSTIF_NVI && ring_count(fw->tx_head, fw->tx_done) < FW_TXQ; i++) {
       unsigned vi = (fw->sq_rr % HOSTIF_NVI + i) % HOSTIF_NVI;
       unsigned next = fw_vim_next(&fw->sq_work, vi);
-      if (next != vi) {   /* on at the next VI with work, or at VI 0 if none is above */
+      if (next != vi) {   /* on at the next VI with work, or at VI 0 (an empty mask: to the end) */
         unsigned skip = next - vi - 1u;
         i = i + skip < HOSTIF_NVI ? i + skip : HOSTIF_NVI - 1u;
         continue;

@@ -4,8 +4,9 @@
 # free_ports COUNT
 #   Prints BASE such that BASE..BASE+COUNT-1 carry no TCP or UDP socket now, in any state. BASE
 #   is taken below the kernel's ephemeral range (ip_local_port_range), so that no client's
-#   socket, in this test or a test beside it, can take one of them later; where it starts is
-#   derived from the PID, so runs side by side spread over the range.
+#   socket, in this test or a test beside it, can take one of them later (above it only when
+#   the room below is under 1000 ports); where it starts is derived from the PID, so runs side
+#   by side spread over the range.
 free_ports() {
   local n=${1:-1} eph lo=20000 hi used try base
   read -r eph _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || eph=32768
