@@ -18,16 +18,17 @@
 #include <stdint.h>
 
 #define HOSTIF_MAGIC   0x31414956u   /* "VIA1" */
-#define HOSTIF_VERSION 9u   /* 3: faults by id in hostif_counters; 4: a signal bit per work
+#define HOSTIF_VERSION 10u  /* 3: faults by id in hostif_counters; 4: a signal bit per work
                                queue; 5: the rings' rel_seq (a peer's last delivered message);
                                6: 64 VIs, sharing doorbells and signal bits 15 apart;
                                7: 16 KiB wire messages, the PANIC area moved down;
                                8: the VI's connection stamp (conn);
-                               9: 256 VIs in a 4 MiB SRAM, the PANIC area and buffers above */
+                               9: 256 VIs in a 4 MiB SRAM, the PANIC area and buffers above;
+                               10: 33 KiB wire messages (a 32 KiB payload) */
 
 /* SRAM map. The first 1 MiB holds the firmware image and its stack on a LANai board
  * (firmware/lanai/README.md); the host interface and the packet buffers live above it, up to
- * FW_SRAM_END (firmware/nic/fw.h), a little over 3 MiB: the firmware needs HOSTIF_SRAM, the
+ * FW_SRAM_END (firmware/nic/fw.h), about 3.5 MiB: the firmware needs HOSTIF_SRAM, the
  * 4 MiB of the larger LANai 9 and XP boards (hw/README.md). */
 #define HOSTIF_SRAM      (4u << 20)
 #define HOSTIF_BASE      0x100000u   /* struct hostif_ctrl */
@@ -36,7 +37,7 @@
                                         libnic's L1 bits are words of 32 and 64) */
 #define HOSTIF_RING      32u         /* descriptors per work queue ring (a power of two) */
 #define HOSTIF_MAXSEG    4u          /* data segments per descriptor */
-#define HOSTIF_MAX_PAYLOAD 16324u   /* payload bytes per wire message: 16384 (the data path's
+#define HOSTIF_MAX_PAYLOAD 33732u   /* payload bytes per wire message: 33792 (the data path's
                                         MSGLEN) - 56 (header) - 4 (trailer); firmware/nic/WIRE.md */
 #define HOSTIF_MAX_XFER  (1u << 20)  /* the largest transfer one descriptor may describe */
 
@@ -178,7 +179,7 @@ struct hostif_vi {
  * "Datagrams"). */
 #define HOSTIF_VI_F_DGRAM 2u
 #define HOSTIF_DGRAM_MAX 65507u     /* UDP over IPv4: 65535 - 20 - 8 */
-#define HOSTIF_DGRAM_FRAG 16296u    /* payload bytes per wire message of a datagram */
+#define HOSTIF_DGRAM_FRAG 33704u    /* payload bytes per wire message of a datagram */
 /* A datagram send's IPv4 addresses, for its IPv4 header and UDP checksum (WIRE.md): the
  * destination's in bits 32..63 of rdma_addr, the source's in rdma_ptag (0.0.0.0 allowed). */
 #define HOSTIF_DGRAM_IP(rdma_addr) ((uint32_t)((uint64_t)(rdma_addr) >> 32))

@@ -26,11 +26,11 @@
 #define FW_NRBUF     datapath_CONST_NRBUF
 #define FW_MSGLEN    datapath_CONST_MSGLEN          /* a data-path message: header+payload+trailer */
 #define FW_TRAILER   FW_WIRE_TRAILER_LEN            /* payload checksum, after the payload */
-#define FW_MAX_PAYLOAD (FW_MSGLEN - FW_WIRE_HDR_LEN - FW_TRAILER)  /* 16324 bytes */
+#define FW_MAX_PAYLOAD (FW_MSGLEN - FW_WIRE_HDR_LEN - FW_TRAILER)  /* 33732 bytes */
 _Static_assert(FW_MAX_PAYLOAD == HOSTIF_MAX_PAYLOAD, "hosts are told the firmware's payload limit");
 /* Payload bytes per message a sender cuts when it pipelines finely (fw_config.fine_mode):
- * GM's 4 KiB messages. Such a message leaves as CHUNK-sized link frames, and a 16 KiB one
- * would be 16 of them, any of which lost loses the message (a lossy link's connections then
+ * GM's 4 KiB messages. Such a message leaves as CHUNK-sized link frames, and a 33 KiB one
+ * would be 33 of them, any of which lost loses the message (a lossy link's connections then
  * break, tests/nic/test_reliab.c); the timing figures are GM's packets too. A receiver takes
  * up to FW_MAX_PAYLOAD either way. */
 #define FW_FINE_PAYLOAD (4096u - FW_WIRE_HDR_LEN - FW_TRAILER)     /* 4036 bytes */
@@ -73,7 +73,7 @@ _Static_assert((FW_NSEQ & (FW_NSEQ - 1u)) == 0, "sequence numbers wrap at a powe
  * gap, one cache line, that no engine writes: nothing needs it, it keeps a buffer's neighbour
  * intact should a length check ever be wrong. Then the host DMA chains, then the staging. */
 #define FW_BUF_GAP    64u
-#define FW_BUF_STRIDE 16448u   /* FW_MSGLEN + FW_BUF_GAP, as a literal: WP's provers handle the
+#define FW_BUF_STRIDE 33856u   /* FW_MSGLEN + FW_BUF_GAP, as a literal: WP's provers handle the
                                  SRAM layout's arithmetic far better with one constant */
 _Static_assert(FW_BUF_STRIDE == FW_MSGLEN + FW_BUF_GAP, "a buffer holds a message and the gap");
 _Static_assert(FW_BUF_STRIDE % 64u == 0 && HOSTIF_BUF_BASE % 64u == 0, "buffers line-aligned");

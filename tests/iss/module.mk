@@ -53,6 +53,7 @@ $(ISS_T)/vm.native: $(VM_SAN_OBJS)
 # The data-path harness (tests/datapath/harness.c) over the generated machines.
 ISS_DP_OBJS := $(LANAI_OUT)/obj/tests/iss/progs/datapath.o $(B)/san/tests/iss/progs/datapath.o
 $(ISS_DP_OBJS): $(DATAPATH_GEN)/.stamp tests/datapath/harness.c
+$(DATAPATH_C:%.c=$(LANAI_OUT)/obj/%.o): $(DATAPATH_GEN)/.stamp
 $(LANAI_OUT)/obj/tests/iss/progs/datapath.o: LANAI_INCLUDES += -Itests/datapath -I$(DATAPATH_GEN)
 $(B)/san/tests/iss/progs/datapath.o: INCLUDES += -Itests/datapath -I$(DATAPATH_GEN)
 $(ISS_T)/datapath.img: $(DATAPATH_C:%.c=$(LANAI_OUT)/obj/%.o)
