@@ -16,6 +16,12 @@
 # is proved again. WP_CACHE is WP's mode: update (default: replay what is there, prove the rest,
 # store it), none (prove every goal, ignore the cache), rebuild (prove every goal, store it).
 # `make proofs-fresh` proves everything into an empty cache and replaces proofs/cache with it.
+# A module proved whole leaves its verdict in proofs/verdicts/NAME: a digest of everything its
+# run reads (the frama-c command line and version, this script, and the contents of its files and
+# every header they include, ACSL comments and all). A later run whose digest is the same
+# reports the verdict instead of running frama-c ("unchanged" in the table); any edit to those
+# inputs, a new frama-c or new flags proves the module again. PROOF_VERDICTS=ignore proves every
+# module (and records the verdicts); a digest that cannot be computed proves it too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,9 +44,31 @@ if ! grep -qs '"Z3"' "$conf" || ! grep -qs '"CVC4"' "$conf"; then
 fi
 
 printf '%-12s %9s %7s %7s %8s  %-10s %s\n' module proved total cached seconds provers trusted
-pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0; all_cached=0
+pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0; all_cached=0; unchanged=0
 t0=$(date +%s.%N)
-# prove NAME FILES FLAGS: one module's frama-c run; its log, report, provers/trusted line
+verdicts=${PROOF_VERDICTS_DIR:-proofs/verdicts}
+mkdir -p "$verdicts"
+fc_version=$(frama-c -version 2>&1; why3 --version 2>&1; cvc4 --version 2>&1 | head -n1; z3 --version 2>&1)
+# digest TEXT FILE... -- FLAG...: a digest of TEXT, frama-c's version, this script and the
+# contents of the files with every header they include (found as frama-c's preprocessor finds
+# them: the -I of -cpp-extra-args), or nothing when the headers cannot be listed.
+digest() {
+  local text=$1; shift
+  local files=() incs=() f a deps
+  while [[ $# -gt 0 && $1 != -- ]]; do files+=("$1"); shift; done
+  shift
+  for f in "$@"; do
+    [[ $f == -cpp-extra-args=* ]] || continue
+    IFS=, read -r -a a <<<"${f#-cpp-extra-args=}"; incs+=("${a[@]}")
+  done
+  deps=$(gcc -M -D__FRAMAC__ "${incs[@]}" "${files[@]}" 2>/dev/null | sed 's/^[^:]*://; s/\\$//' |
+         tr -s ' \n' '\n\n' | grep -v '^$' | sort -u) || return 0
+  [[ -n $deps ]] || return 0
+  { echo "$text"; echo "$fc_version"; cat "$0"; while read -r f; do echo "== $f"; cat "$f"; done <<<"$deps"; } |
+    sha256sum | cut -d' ' -f1
+}
+
+# prove NAME FILES FLAGS: one module's frama-c run (or its verdict, above); its log, report, provers/trusted line
 # (NAME.meta) and seconds (NAME.secs) go to $out, read afterwards in the manifest's order.
 prove() {
   local name=$1 files=$2 flags=$3 fa xa fcts skip="" fl=() provers=${WP_PROVERS:-z3,cvc4}
@@ -65,11 +93,26 @@ prove() {
   provers=${WP_FORCE_PROVERS:-$provers}; mtimeout=${WP_FORCE_TIMEOUT:-$mtimeout}
   echo "$provers ${skip:--}" >"$out/$name.meta"
   start=$(date +%s.%N)
+  local key
+  key=$(digest "$provers $mtimeout $fcts ${fl[*]} ${fa[*]}" "${fa[@]}" -- "${fl[@]}")
+  if [[ -n $key && ${PROOF_VERDICTS:-use} != ignore && -f $verdicts/$name ]] &&
+     read -r vkey vproved vtotal <"$verdicts/$name" && [[ $vkey == "$key" ]]; then
+    printf '[wp] Proved goals: %s / %s (unchanged: verdict %s)\n' "$vproved" "$vtotal" \
+      "$verdicts/$name" >"$log"
+    echo "0 0" >"$out/$name.secs"
+    return
+  fi
   frama-c -c11 -wp -wp-rte -wp-prover "$provers" -warn-unsigned-overflow -machdep ppc_32 \
     -wp-timeout "$mtimeout" -wp-par "$mpar" -wp-cache "$cache_mode" -wp-cache-dir "$cache_dir" \
     -wp-fct "$fcts" "${fl[@]}" \
     -wp-report-json "$json" "${fa[@]}" -then -report -report-no-proven >"$log" 2>&1
   rc=$?
+  local proved total
+  read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) \/ \([0-9]*\).*/\1 \2/p' "$log" | tail -n1)
+  if [[ -n $key && $rc -eq 0 && ${total:-0} -gt 0 && $proved == "$total" ]] &&
+     ! grep -aq '^\[kernel\].*User Error' "$log"; then
+    echo "$key $proved $total" >"$verdicts/$name"
+  fi
   sed -n '/Properties of Function/,$p' "$log" >"$out/$name.report"
   echo "$rc $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')" >"$out/$name.secs"
 }
@@ -98,6 +141,7 @@ for name in "${names[@]}"; do
   # Goals whose prover result came from the cache (WP's summary: "(cached: N)" per prover).
   cached=$(sed -n '/^\[wp\] Proved goals:/,$s/.*(cached: \([0-9]*\)).*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
   all_cached=$((all_cached + cached))
+  if grep -q '(unchanged: verdict' "$log"; then cached=unchanged; unchanged=$((unchanged + 1)); fi
   printf '%-12s %9s %7s %7s %8s  %-10s %s\n' "$name" "$proved" "$total" "$cached" "$secs" "$provers" "$skip"
   all_proved=$((all_proved + proved)); all_total=$((all_total + total))
   if [[ $rc -ne 0 || $total -eq 0 || $proved -ne $total ]] || grep -aq '^\[kernel\].*User Error' "$log"; then
@@ -111,7 +155,8 @@ for name in "${names[@]}"; do
   fi
 done
 secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
-printf '%-12s %9s %7s %7s %8s  %s\n' total "$all_proved" "$all_total" "$all_cached" "$secs" "$pass of $((pass + fail)) modules proved"
+printf '%-12s %9s %7s %7s %8s  %s\n' total "$all_proved" "$all_total" "$all_cached" "$secs" \
+  "$pass of $((pass + fail)) modules proved ($unchanged unchanged since their verdict)"
 
 if [[ ${#failed_goals[@]} -gt 0 ]]; then
   echo; echo "unproved goals (logs and JSON reports in $out/):"
