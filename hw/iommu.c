@@ -42,33 +42,53 @@ struct region_copy {
   char name[HOSTMEM_NAME_LEN];
 };
 
+/* Region id's verdict on [host, host + len) with this tag and access: DONE (and a consistent
+ * copy in *rc), EPROT when it is not valid or does not cover the range, else EPTAG or EACCESS.
+ * The range is checked before the rest is copied: a table of many regions costs a DMA a few
+ * loads per region, not a copy of each. */
+static enum nic_hdma_status try_region(struct nic *nic, unsigned id, uint64_t host, uint32_t len,
+                                       uint32_t ptag, uint32_t access, struct region_copy *rc) {
+  struct hw_region *g = &nic->win.regions[id];
+  if (atomic_load_explicit(&g->state, memory_order_acquire) != HW_REGION_VALID)
+    return NIC_HDMA_EPROT;
+  rc->gen = atomic_load(&g->gen);
+  rc->base = g->host_base, rc->len = g->len;
+  if (host < rc->base || host - rc->base > rc->len || len > rc->len - (host - rc->base))
+    return NIC_HDMA_EPROT;
+  rc->seg_off = g->seg_off;
+  rc->ptag = g->ptag, rc->access = g->access;
+  memcpy(rc->name, g->seg, sizeof rc->name);
+  rc->name[sizeof rc->name - 1] = 0;
+  atomic_thread_fence(memory_order_acquire);
+  if (atomic_load(&g->state) != HW_REGION_VALID || atomic_load(&g->gen) != rc->gen ||
+      g->host_base != rc->base || g->len != rc->len)
+    return NIC_HDMA_EPROT;
+  if (rc->ptag != ptag) return NIC_HDMA_EPTAG;
+  uint32_t want = access & HW_ACC_DIR_MASK, key = access >> HW_ACC_KEY_SHIFT;
+  if ((rc->access & want) != want || (key && rc->access >> HW_ACC_KEY_SHIFT != key))
+    return NIC_HDMA_EACCESS;
+  return NIC_HDMA_DONE;
+}
+
 /* The region that allows [host, host + len) with this tag and access (its id, and a copy in
- * *rc), or -1 with the verdict: EPROT, EPTAG or EACCESS. */
+ * *rc), or -1 with the verdict: EPROT, EPTAG or EACCESS (the last of those met). The region of
+ * the last translation is tried first: a stream's DMAs hit the same one. */
 static int lookup(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag, uint32_t access,
                   struct region_copy *rc, enum nic_hdma_status *verdict) {
+  unsigned hint = nic->region_hint % HW_REGIONS;
+  if (try_region(nic, hint, host, len, ptag, access, rc) == NIC_HDMA_DONE) {
+    *verdict = NIC_HDMA_DONE;
+    return (int)hint;
+  }
   enum nic_hdma_status err = NIC_HDMA_EPROT;
   for (unsigned id = 0; id < HW_REGIONS; id++) {
-    struct hw_region *g = &nic->win.regions[id];
-    if (atomic_load_explicit(&g->state, memory_order_acquire) != HW_REGION_VALID) continue;
-    rc->gen = atomic_load(&g->gen);
-    rc->base = g->host_base, rc->len = g->len, rc->seg_off = g->seg_off;
-    rc->ptag = g->ptag, rc->access = g->access;
-    memcpy(rc->name, g->seg, sizeof rc->name);
-    rc->name[sizeof rc->name - 1] = 0;
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load(&g->state) != HW_REGION_VALID || atomic_load(&g->gen) != rc->gen) continue;
-    if (host < rc->base || host - rc->base > rc->len || len > rc->len - (host - rc->base)) continue;
-    if (rc->ptag != ptag) {
-      if (err == NIC_HDMA_EPROT) err = NIC_HDMA_EPTAG;
-      continue;
+    enum nic_hdma_status v = try_region(nic, id, host, len, ptag, access, rc);
+    if (v == NIC_HDMA_DONE) {
+      nic->region_hint = id;
+      *verdict = NIC_HDMA_DONE;
+      return (int)id;
     }
-    uint32_t want = access & HW_ACC_DIR_MASK, key = access >> HW_ACC_KEY_SHIFT;
-    if ((rc->access & want) != want || (key && rc->access >> HW_ACC_KEY_SHIFT != key)) {
-      err = NIC_HDMA_EACCESS;
-      continue;
-    }
-    *verdict = NIC_HDMA_DONE;
-    return (int)id;
+    if (v == NIC_HDMA_EACCESS || (v == NIC_HDMA_EPTAG && err == NIC_HDMA_EPROT)) err = v;
   }
   *verdict = err;
   return -1;

@@ -62,6 +62,7 @@ struct nic {
   } recv;
 
   struct seg_map seg[HW_REGIONS];
+  unsigned region_hint;         /* the region the last translation found (iommu.c) */
   struct nic_cpus cpus;         /* the firmware processors (cpus.c) */
 };
 

@@ -170,6 +170,18 @@ static void protection(void **state) {
   assert_int_equal(hwin_region_remove(nic_window(f->nic), id), 0);
   assert_int_equal(hwin_region_remove(nic_window(f->nic), id), -ENOENT);
   assert_int_equal(run_one(f, 0, NIC_HDMA_E2L, 16, 0x6000, ro, PTAG), NIC_HDMA_EPROT);
+  /* The engine tries the last translation's region first: a region added after, perhaps in
+   * the same slot, translates its own range only, and the first region still translates. */
+  uint64_t other;
+  int id2 = hwin_region_add(nic_window(f->nic), &f->mem, 100 * 1024, 4096, PTAG, HW_ACC_NIC_READ,
+                            &other);
+  assert_true(id2 >= 0);
+  assert_int_equal(run_one(f, 0, NIC_HDMA_E2L, 16, 0x6000, other, PTAG), NIC_HDMA_DONE);
+  assert_int_equal(run_one(f, 0, NIC_HDMA_E2L, 16, 0x6000, ro, PTAG), NIC_HDMA_EPROT);
+  assert_int_equal(run_one(f, 0, NIC_HDMA_E2L, 16, 0x6000, other + 4090, PTAG), NIC_HDMA_EPROT);
+  assert_int_equal(run_one(f, 0, NIC_HDMA_E2L, 16, 0x6000, f->host, PTAG), NIC_HDMA_DONE);
+  assert_int_equal(run_one(f, 0, NIC_HDMA_L2E, 16, 0x4000, other, PTAG), NIC_HDMA_EACCESS);
+  assert_int_equal(hwin_region_remove(nic_window(f->nic), id2), 0);
   for (int i = 0; i < 128 * 1024; i++) assert_int_equal(f->mem.base[i], 0x11);
   assert_int_equal(nic_isr(f->nic) & NIC_ISR_MEMORY, 0);
 }
