@@ -17,7 +17,7 @@
 # store it), none (prove every goal, ignore the cache), rebuild (prove every goal, store it).
 # `make proofs-fresh` proves everything into an empty cache and replaces proofs/cache with it.
 # A module proved whole leaves its verdict in proofs/verdicts/NAME: a digest of everything its
-# run reads (the frama-c command line and version, this script, and the contents of its files and
+# run reads (the frama-c command line, the tools' versions, and the contents of its files and
 # every header they include, ACSL comments and all). A later run whose digest is the same
 # reports the verdict instead of running frama-c ("unchanged" in the table); any edit to those
 # inputs, a new frama-c or new flags proves the module again. PROOF_VERDICTS=ignore proves every
@@ -48,8 +48,9 @@ pass=0; fail=0; failed_goals=(); failed_mods=(); all_proved=0; all_total=0; all_
 t0=$(date +%s.%N)
 verdicts=${PROOF_VERDICTS_DIR:-proofs/verdicts}
 mkdir -p "$verdicts"
+fc_fixed="-c11 -wp -wp-rte -warn-unsigned-overflow -machdep ppc_32"   # every module's flags
 fc_version=$(frama-c -version 2>&1; why3 --version 2>&1; cvc4 --version 2>&1 | head -n1; z3 --version 2>&1)
-# digest TEXT FILE... -- FLAG...: a digest of TEXT, frama-c's version, this script and the
+# digest TEXT FILE... -- FLAG...: a digest of TEXT, the tools' versions and the
 # contents of the files with every header they include (found as frama-c's preprocessor finds
 # them: the -I of -cpp-extra-args), or nothing when the headers cannot be listed.
 digest() {
@@ -64,12 +65,13 @@ digest() {
   deps=$(gcc -M -D__FRAMAC__ "${incs[@]}" "${files[@]}" 2>/dev/null | sed 's/^[^:]*://; s/\\$//' |
          tr -s ' \n' '\n\n' | grep -v '^$' | sort -u) || return 0
   [[ -n $deps ]] || return 0
-  { echo "$text"; echo "$fc_version"; cat "$0"; while read -r f; do echo "== $f"; cat "$f"; done <<<"$deps"; } |
-    sha256sum | cut -d' ' -f1
+  { echo "$text"; echo "$fc_version"
+    while read -r f; do echo "== $f"; cat "$f"; done <<<"$deps"; } | sha256sum | cut -d' ' -f1
 }
 
-# prove NAME FILES FLAGS: one module's frama-c run (or its verdict, above); its log, report, provers/trusted line
-# (NAME.meta) and seconds (NAME.secs) go to $out, read afterwards in the manifest's order.
+# prove NAME FILES FLAGS: one module's frama-c run (or its verdict, above); its log, report,
+# provers/trusted line (NAME.meta) and seconds (NAME.secs) go to $out, read afterwards in the
+# manifest's order.
 prove() {
   local name=$1 files=$2 flags=$3 fa xa fcts skip="" fl=() provers=${WP_PROVERS:-z3,cvc4}
   local mtimeout=$timeout i start rc
@@ -94,7 +96,7 @@ prove() {
   echo "$provers ${skip:--}" >"$out/$name.meta"
   start=$(date +%s.%N)
   local key
-  key=$(digest "$provers $mtimeout $fcts ${fl[*]} ${fa[*]}" "${fa[@]}" -- "${fl[@]}")
+  key=$(digest "$fc_fixed $provers $mtimeout $fcts ${fl[*]} ${fa[*]}" "${fa[@]}" -- "${fl[@]}")
   if [[ -n $key && ${PROOF_VERDICTS:-use} != ignore && -f $verdicts/$name ]] &&
      read -r vkey vproved vtotal <"$verdicts/$name" && [[ $vkey == "$key" ]]; then
     printf '[wp] Proved goals: %s / %s (unchanged: verdict %s)\n' "$vproved" "$vtotal" \
@@ -102,7 +104,7 @@ prove() {
     echo "0 0" >"$out/$name.secs"
     return
   fi
-  frama-c -c11 -wp -wp-rte -wp-prover "$provers" -warn-unsigned-overflow -machdep ppc_32 \
+  frama-c $fc_fixed -wp-prover "$provers" \
     -wp-timeout "$mtimeout" -wp-par "$mpar" -wp-cache "$cache_mode" -wp-cache-dir "$cache_dir" \
     -wp-fct "$fcts" "${fl[@]}" \
     -wp-report-json "$json" "${fa[@]}" -then -report -report-no-proven >"$log" 2>&1
