@@ -3,11 +3,11 @@
 # FUZZ_SMOKE_JOBS at once (default: the machine's cores; a fuzzer is one process on one core).
 # Longer campaigns: `make fuzz FUZZ_SECONDS=3600`.
 set -u
-jobs=${FUZZ_SMOKE_JOBS:-$(nproc)}
+njobs=${FUZZ_SMOKE_JOBS:-$(nproc)}
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 bins=(${FUZZ_BINS:-})
 for ((i = 0; i < ${#bins[@]}; i++)); do
-  while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+  while (($(jobs -rp | wc -l) >= njobs)); do wait -n; done
   ( tests/fuzz/run-fuzzer.sh "${bins[i]}" "${FUZZ_SMOKE_SECONDS:-10}" >"$out/$i.log" 2>&1
     echo $? >"$out/$i.rc" ) &
 done
