@@ -5,7 +5,7 @@
 set -u
 ESMC=${ESMC:-build/san/bin/esmc}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-pass=0; fail=0
+. tests/common/pool.sh
 
 # name | file | sed script | property expected to fail [| model: datapath (default) or
 # datapath_vm, the model with the PANIC VM active (esm/machines/vmcheck/)]
@@ -20,11 +20,10 @@ mutations=(
   "vm_dma_without_engine|vm.esm|s/on acquire hostdma \/ vm_exec/when \/ vm_exec/; s/on vm_ran \/ release hostdma -> Check;/on vm_ran -> Check;/|eudp4_hostdma_exclusive|datapath_vm"
 )
 
-for m in "${mutations[@]}"; do
-  IFS='|' read -r name file script prop model <<<"$m"
-  model=${model:-datapath}
-  [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
-  dir=$work/$name; mkdir -p "$dir/src" "$dir/out"
+# mutant NAME FILE SCRIPT PROP MODEL: one seeded bug, verified; prints "ok" or "FAIL".
+mutant() {
+  local name=$1 file=$2 script=$3 prop=$4 model=$5 dir=$work/$1
+  mkdir -p "$dir/src" "$dir/out"
   cp esm/machines/*.esm "$dir/src/"
   if [[ $model == datapath_vm ]]; then
     rm "$dir/src/datapath_bounds.esm" "$dir/src/datapath_props.esm"
@@ -32,21 +31,27 @@ for m in "${mutations[@]}"; do
   fi
   sed -i "$script" "$dir/src/$file"
   if cmp -s "esm/machines/$file" "$dir/src/$file"; then
-    echo "FAIL $name: the mutation no longer applies to $file"; fail=$((fail + 1)); continue
+    echo "FAIL $name: the mutation no longer applies to $file"; return
   fi
   if ! "$ESMC" --pml -o "$dir/out" "$dir"/src/*.esm 2>"$dir/esmc.err"; then
-    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"
-    fail=$((fail + 1)); continue
+    echo "FAIL $name: the mutant does not compile:"; sed 's/^/    /' "$dir/esmc.err"; return
   fi
   ESMC=$ESMC models/verify.sh --only "$prop" "$dir/out/datapath.pml" >"$dir/verify.out" 2>&1
   if grep -Eq "\| *$prop *\|.*\| FAIL" "$dir/verify.out"; then
     echo "ok   $name: caught by $prop"
     grep -m1 -E '^step [0-9]+:' "$dir/verify.out" >/dev/null || echo "     (no ESM trail printed)"
-    pass=$((pass + 1))
   else
     echo "FAIL $name: $prop did not fail"; sed 's/^/    /' "$dir/verify.out" | head -n 30
-    fail=$((fail + 1))
   fi
+}
+
+pool_init
+for m in "${mutations[@]}"; do
+  IFS='|' read -r name file script prop model <<<"$m"
+  [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
+  pool_run mutant "$name" "$file" "$script" "$prop" "${model:-datapath}"
 done
+pool_wait
+pass=$pool_pass; fail=$pool_fail
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -9,6 +9,7 @@ set -u
 cd "$(dirname "$0")/../.."
 ESMC=${ESMC:-build/bin/esmc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/sovia-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
+. tests/common/pool.sh
 pass=0; fail=0
 ok()  { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [[ -f ${2:-} ]] && sed 's/^/    | /' "$2" | head -n 60; }
@@ -34,20 +35,30 @@ if [[ $# -eq 0 && ${SOVIA_BASELINE:-1} != 0 ]]; then
   fi
 fi
 
-while read -r name model prop; do
-  if [[ $# -gt 0 && " $* " != *" $name "* ]]; then continue; fi
-  dir=$work/$name
+# mutant NAME MODEL PROP: one seeded bug, verified; prints "ok" or "FAIL" (run by pool.sh).
+mutant() {
+  local name=$1 model=$2 prop=$3 dir=$work/$1 pml
   if ! python3 tests/sovia/mutate.py "$name" esm/sovia "$dir" >"$work/$name.mut" 2>&1; then
-    bad "$name: the mutation does not apply" "$work/$name.mut"; continue
+    bad "$name: the mutation does not apply" "$work/$name.mut"; return
   fi
-  if ! pml=$(build "$model" "$dir"); then bad "$name: esmc rejects the mutant" "$dir/esmc.out"; continue; fi
+  if ! pml=$(build "$model" "$dir"); then
+    bad "$name: esmc rejects the mutant" "$dir/esmc.out"; return
+  fi
   ESMC=$ESMC models/verify.sh --only "$prop" "$pml" >"$dir/verify.out" 2>&1
   if grep -Eq "^=== [a-z_]+ / $prop \([a-z]+\): FAIL: violated ===" "$dir/verify.out"; then
     ok "$name: caught by $prop"
   else
     bad "$name: $prop does not fail (or fails for another reason)" "$dir/verify.out"
   fi
+}
+
+pool_init
+while read -r name model prop; do
+  if [[ $# -gt 0 && " $* " != *" $name "* ]]; then continue; fi
+  pool_run mutant "$name" "$model" "$prop"
 done < <(python3 tests/sovia/mutate.py --list)
+pool_wait
+pass=$((pass + pool_pass)); fail=$((fail + pool_fail))
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
