@@ -76,12 +76,13 @@ static enum nic_hdma_status try_region(struct nic *nic, unsigned id, uint64_t ho
 static int lookup(struct nic *nic, uint64_t host, uint32_t len, uint32_t ptag, uint32_t access,
                   struct region_copy *rc, enum nic_hdma_status *verdict) {
   unsigned hint = nic->region_hint % HW_REGIONS;
-  if (try_region(nic, hint, host, len, ptag, access, rc) == NIC_HDMA_DONE) {
+  enum nic_hdma_status err = try_region(nic, hint, host, len, ptag, access, rc);
+  if (err == NIC_HDMA_DONE) {
     *verdict = NIC_HDMA_DONE;
     return (int)hint;
   }
-  enum nic_hdma_status err = NIC_HDMA_EPROT;
   for (unsigned id = 0; id < HW_REGIONS; id++) {
+    if (id == hint) continue;
     enum nic_hdma_status v = try_region(nic, id, host, len, ptag, access, rc);
     if (v == NIC_HDMA_DONE) {
       nic->region_hint = id;

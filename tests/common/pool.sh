@@ -3,7 +3,7 @@
 # function) whose output says "ok ..." or "FAIL ..." at the start of a line per check.
 #   pool_init; pool_run CMD ARGS...; ...; pool_wait   (then $pool_pass and $pool_fail)
 pool_init() {
-  pool_dir=$(mktemp -d "${TMPDIR:-/tmp}/pool.XXXXXX")
+  pool_dir=$(mktemp -d)
   pool_n=0
   pool_max=${POOL_JOBS:-$(nproc)}
 }
