@@ -1,6 +1,16 @@
 /* Shared fabric helpers. */
 #include "fabric.h"
 
+#include <string.h>
+
+int fabric_poll_copy(struct fabric *f, uint16_t node, int from, uint64_t now, struct fabric_rx *rx,
+                     void *dst, size_t cap) {
+  if (f->ops->poll_copy) return f->ops->poll_copy(f, node, from, now, rx, dst, cap);
+  int r = f->ops->poll(f, node, from, now, rx);
+  if (r == 1 && cap) memcpy(dst, rx->payload, rx->len < cap ? rx->len : cap);
+  return r;
+}
+
 const char *fabric_drop_name(enum fab_drop d) {
   switch (d) {
   case FAB_DROP_INJECTED: return "injected";

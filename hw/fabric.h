@@ -61,6 +61,11 @@ struct fabric_ops {
    * or any (FAB_ANY, then the earliest arrival, lowest source id on ties): 1 and *rx filled, or
    * 0 when none. Malformed frames met on the way are dropped and counted. */
   int (*poll)(struct fabric *f, uint16_t node, int from, uint64_t now_ns, struct fabric_rx *rx);
+  /* The same, and the payload's first min(len, cap) bytes copied to dst in the pass that
+   * checks the frame (the receive engine's path); a frame dropped on the way may have left
+   * bytes at dst. Optional: fabric_poll_copy polls and copies when it is NULL. */
+  int (*poll_copy)(struct fabric *f, uint16_t node, int from, uint64_t now_ns,
+                   struct fabric_rx *rx, void *dst, size_t cap);
   /* Arrival time of the next frame poll would look at, or FAB_NEVER; a transport that cannot
    * know (a real network) returns FAB_NEVER and is polled against the wall clock. */
   uint64_t (*next_due)(struct fabric *f, uint16_t node, int from);
@@ -98,6 +103,10 @@ static inline void fabric_counters(struct fabric *f, int node, struct fabric_cou
 static inline void fabric_close(struct fabric *f) {
   if (f) f->ops->close(f);
 }
+
+/* poll, with the payload's first min(rx->len, cap) bytes copied to dst (see poll_copy). */
+int fabric_poll_copy(struct fabric *f, uint16_t node, int from, uint64_t now, struct fabric_rx *rx,
+                     void *dst, size_t cap);
 
 const char *fabric_drop_name(enum fab_drop d);
 

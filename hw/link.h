@@ -44,6 +44,11 @@ size_t hw_link_encode(uint8_t *out, size_t cap, const struct hw_link_hdr *h, con
  * the payload inside buf. */
 enum hw_link_err hw_link_parse(const uint8_t *buf, size_t n, struct hw_link_hdr *h,
                                const uint8_t **payload);
+/* The same, and the payload's first min(len, cap) bytes are copied to dst (unless NULL) in the
+ * pass that checks the CRC, as a receive engine moves a frame into SRAM while it checks it. A
+ * frame that fails its CRC may have left bytes at dst. */
+enum hw_link_err hw_link_parse_copy(const uint8_t *buf, size_t n, struct hw_link_hdr *h,
+                                    const uint8_t **payload, void *dst, size_t cap);
 
 const char *hw_link_err_name(enum hw_link_err e);
 

@@ -225,7 +225,8 @@ static struct link *pick(struct memfab *m, uint16_t node, int from, unsigned *sr
   return best;
 }
 
-static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, struct fabric_rx *rx) {
+static int mf_poll_copy(struct fabric *f, uint16_t node, int from, uint64_t now,
+                        struct fabric_rx *rx, void *dst, size_t cap) {
   struct memfab *m = M(f);
   if (node >= f->nodes) return -EINVAL;
   if (!m->up[node]) return 0;
@@ -237,7 +238,7 @@ static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
     struct pkt *p = pop(l);
     struct hw_link_hdr h;
     const uint8_t *payload;
-    enum hw_link_err e = hw_link_parse(p->bytes, p->len, &h, &payload);
+    enum hw_link_err e = hw_link_parse_copy(p->bytes, p->len, &h, &payload, dst, cap);
     if (e == HW_LINK_OK && (h.src != src || h.dst != node)) e = HW_LINK_EMAGIC;
     if (e != HW_LINK_OK) {
       enum fab_drop why = e == HW_LINK_ECRC ? FAB_DROP_CRC
@@ -256,6 +257,10 @@ static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, stru
     rx->arrival_ns = p->arrival;
     return 1;
   }
+}
+
+static int mf_poll(struct fabric *f, uint16_t node, int from, uint64_t now, struct fabric_rx *rx) {
+  return mf_poll_copy(f, node, from, now, rx, NULL, 0);
 }
 
 static uint64_t mf_next_due(struct fabric *f, uint16_t node, int from) {
@@ -304,6 +309,7 @@ static const struct fabric_ops memfab_ops = {
     .send = mf_send,
     .send_link = mf_send_link,
     .poll = mf_poll,
+    .poll_copy = mf_poll_copy,
     .next_due = mf_next_due,
     .link_up = mf_link_up,
     .counters = mf_counters,

@@ -1,7 +1,9 @@
 /* The receive DMA engine: frames from the link append to the armed buffer until one marked
  * end of message (SMLT). While a message is in progress only its sender's frames are taken,
- * as a Myrinet worm holds the path; others wait in the fabric. Bytes beyond the buffer are
- * discarded and the message flagged truncated. */
+ * as a Myrinet worm holds the path; others wait in the fabric. A frame is moved into SRAM in the
+ * pass that checks its CRC (fabric_poll_copy); one that fails leaves bytes past the message's
+ * end, which nothing reads. Bytes beyond the buffer are discarded and the message flagged
+ * truncated. */
 #include <string.h>
 
 #include "link.h"
@@ -34,15 +36,16 @@ uint64_t nic_recv_due(struct nic *nic) {
 void nic_recv_fire(struct nic *nic) {
   struct fabric_rx rx;
   struct nic_recv_status *st = &nic->recv.st;
-  if (fabric_poll(nic->fab, nic->cfg.node, nic->recv.lock, nic->now, &rx) != 1) return;
+  uint32_t room = nic->recv.cap - st->len;
+  if (fabric_poll_copy(nic->fab, nic->cfg.node, nic->recv.lock, nic->now, &rx,
+                       nic->sram + nic->recv.base + st->len, room) != 1)
+    return;
   if (st->frags == 0) {
     st->src = rx.src;
     nic->recv.lock = rx.src;
     nic_isr_set(nic, NIC_ISR_HEAD);
   }
-  uint32_t room = nic->recv.cap - st->len;
   uint32_t n = rx.len < room ? rx.len : room;
-  if (n) memcpy(nic->sram + nic->recv.base + st->len, rx.payload, n);
   st->len += n;
   if (n < rx.len && !(st->flags & NIC_RECV_TRUNC)) {
     st->flags |= NIC_RECV_TRUNC;

@@ -157,13 +157,37 @@ static void crc32_long_matches_bitwise(void **state) {
   assert_int_equal(hw_crc32(0, buf + 3, 4990), crc_bitwise(buf + 3, 4990));
 }
 
+/* The fused copy gives the same CRC and copies exactly len bytes (the byte after the copy is
+ * untouched), every length to 1200 and odd alignments of either side, and in split calls. */
+static void crc32_copy_matches(void **state) {
+  (void)state;
+  static uint8_t buf[5000], out[5000];
+  t_fill(buf, sizeof buf, 13);
+  for (size_t off = 0; off < 3; off++)
+    for (size_t n = 0; n + off <= 1200; n++) {
+      memset(out, 0xa5, n + 8);
+      uint32_t want = crc_bitwise(buf + off, n);
+      assert_int_equal(hw_crc32_copy(0, out + 2 * off + 1, buf + off, n), want);
+      assert_memory_equal(out + 2 * off + 1, buf + off, n);
+      assert_int_equal(out[2 * off + 1 + n], 0xa5);
+      size_t cut = (n * 5) / 9;
+      memset(out, 0, n + 8);
+      uint32_t c = hw_crc32_copy(0, out, buf + off, cut);
+      assert_int_equal(hw_crc32_copy(c, out + cut, buf + off + cut, n - cut), want);
+      assert_memory_equal(out, buf + off, n);
+    }
+  assert_int_equal(hw_crc32_copy(0, out, buf + 1, 4990), crc_bitwise(buf + 1, 4990));
+  assert_memory_equal(out, buf + 1, 4990);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(rfc1071_vector),    cmocka_unit_test(crc32_long_matches_bitwise),    cmocka_unit_test(ipv4_header_vector),
-      cmocka_unit_test(empty_and_odd),     cmocka_unit_test(matches_reference),
+      cmocka_unit_test(rfc1071_vector),      cmocka_unit_test(ipv4_header_vector),
+      cmocka_unit_test(empty_and_odd),       cmocka_unit_test(matches_reference),
       cmocka_unit_test(streaming_any_split), cmocka_unit_test(combine_even_parts),
-      cmocka_unit_test(append_known_sums), cmocka_unit_test(copy_and_sum),
-      cmocka_unit_test(crc32_vectors),     cmocka_unit_test(crc32_matches_bitwise),
+      cmocka_unit_test(append_known_sums),   cmocka_unit_test(copy_and_sum),
+      cmocka_unit_test(crc32_vectors),       cmocka_unit_test(crc32_matches_bitwise),
+      cmocka_unit_test(crc32_long_matches_bitwise), cmocka_unit_test(crc32_copy_matches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,10 +77,38 @@ static void link_rejects(void **state) {
   assert_string_equal(hw_link_err_name(HW_LINK_ECRC), "crc");
 }
 
+/* Parsing with a copy: the payload's first min(len, cap) bytes land at dst, nothing after
+ * them; a damaged payload is still caught (wherever the damage, inside or past the copied
+ * part) and the frame refused. */
+static void link_parse_copy(void **state) {
+  (void)state;
+  static uint8_t dst[HW_LINK_MAX_PAYLOAD + 8];
+  struct hw_link_hdr h;
+  const uint8_t *p;
+  uint32_t lens[] = {0, 1, 63, 64, 300, 4096, 33732, HW_LINK_MAX_PAYLOAD};
+  size_t caps[] = {0, 1, 17, 256, 4096, HW_LINK_MAX_PAYLOAD};
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+    for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+      size_t n = make_frame(lens[i], 0), m = lens[i] < caps[k] ? lens[i] : caps[k];
+      memset(dst, 0x5a, sizeof dst);
+      assert_int_equal(hw_link_parse_copy(frame, n, &h, &p, dst, caps[k]), HW_LINK_OK);
+      assert_int_equal(h.len, lens[i]);
+      assert_memory_equal(dst, frame + HW_LINK_HDR_LEN, m);
+      assert_int_equal(dst[m], 0x5a);
+      if (!lens[i]) continue;
+      for (size_t at = 0; at < lens[i]; at += lens[i] / 3 + 1) {
+        frame[HW_LINK_HDR_LEN + at] ^= 0x10;
+        assert_int_equal(hw_link_parse_copy(frame, n, &h, &p, dst, caps[k]), HW_LINK_ECRC);
+        frame[HW_LINK_HDR_LEN + at] ^= 0x10;
+      }
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(link_round_trip), cmocka_unit_test(link_encode_limits),
       cmocka_unit_test(link_rejects),
+      cmocka_unit_test(link_parse_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

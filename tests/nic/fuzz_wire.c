@@ -1,7 +1,8 @@
 /* libFuzzer target: arbitrary bytes through the link frame parser (hw/link.c) and, inside a
  * frame or on their own, the wire codec nicd's firmware runs (fw_wire_decode, the payload
  * trailer check, a datagram's IPv4/UDP tail, the PANIC view). What decodes must re-encode to
- * the same header bytes, and a tail to the same fields. */
+ * the same header bytes, and a tail to the same fields. The parser that copies as it checks
+ * (the receive engine's) must give the same verdict and copy the payload's first bytes. */
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint8_t out[HW_LINK_MAX_FRAME];
+static uint8_t out[HW_LINK_MAX_FRAME], copy[HW_LINK_MAX_PAYLOAD];
 
 /* A datagram tail that decodes re-encodes to the same fields, and what put writes checks
  * against the payload sum it was given. */
@@ -31,8 +32,15 @@ static void check_tail(const uint8_t *t, uint16_t payload_sum) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct hw_link_hdr lh;
   const uint8_t *payload = NULL;
-  if (hw_link_parse(data, size, &lh, &payload) == HW_LINK_OK) {
+  enum hw_link_err e = hw_link_parse(data, size, &lh, &payload);
+  size_t cap = size % 3 == 0 ? sizeof copy : size / 2;  /* a receive buffer of either size */
+  struct hw_link_hdr ch;
+  const uint8_t *cp = NULL;
+  assert(hw_link_parse_copy(data, size, &ch, &cp, copy, cap) == e);   /* the same verdict */
+  if (e == HW_LINK_OK) {
     assert(payload >= data && payload + lh.len + HW_LINK_CRC_LEN == data + size);
+    assert(cp == payload && ch.len == lh.len);
+    assert(memcmp(copy, payload, lh.len < cap ? lh.len : cap) == 0);
     size_t n = hw_link_encode(out, sizeof out, &lh, payload);
     assert(n == size && memcmp(out, data, size) == 0);
     data = payload; /* the message rides inside the frame */
