@@ -47,17 +47,12 @@ FOLD_TARGET static inline __m128i ld128(const uint8_t *p, uint8_t *d, size_t off
   return x;
 }
 
-/* The register after four lanes x0..x3 (64 bytes of folded state) and the whole 16-byte
- * blocks of p[0..n) (copied to d unless NULL): the lanes folded into one, the blocks folded
- * in, then 128 bits to 64 and a Barrett reduction to 32. */
-FOLD_TARGET static inline __attribute__((always_inline)) uint32_t
-finish(__m128i x0, __m128i x1, __m128i x2, __m128i x3, const uint8_t *p, uint8_t *d, size_t n) {
+/* The CRC register after the 128 bits of x0: 128 bits to 64, then a Barrett reduction to 32. */
+FOLD_TARGET static inline uint32_t reduce(__m128i x0) {
   const __m128i k128 = _mm_set_epi64x(K128_HI, K128_LO);
   const __m128i k64 = _mm_set_epi64x(0, 0x163cd6124);
   const __m128i barrett = _mm_set_epi64x(0x1f7011641, 0x1db710641);
   const __m128i low32 = _mm_setr_epi32(-1, 0, -1, 0);
-  x0 = fold(fold(fold(x0, k128, x1), k128, x2), k128, x3);
-  for (size_t i = 0; i + 16 <= n; i += 16) x0 = fold(x0, k128, ld128(p, d, i));
   /* 128 bits to 64: the low half multiplied on to the high half. */
   x0 = _mm_xor_si128(_mm_srli_si128(x0, 8), _mm_clmulepi64_si128(x0, k128, 0x10));
   /* 64 to 32 bits ahead of the reduction, then Barrett: q = (R mod x^32) * mu, R ^= q * P. */
@@ -66,6 +61,29 @@ finish(__m128i x0, __m128i x1, __m128i x2, __m128i x3, const uint8_t *p, uint8_t
   __m128i q = _mm_clmulepi64_si128(_mm_and_si128(x0, low32), barrett, 0x10);
   q = _mm_clmulepi64_si128(_mm_and_si128(q, low32), barrett, 0x00);
   return (uint32_t)_mm_extract_epi32(_mm_xor_si128(x0, q), 1);
+}
+
+/* The register after lane x0 and the whole 16-byte blocks of p[0..n) (copied to d unless
+ * NULL), each folded in by 128 bits. */
+FOLD_TARGET static inline __attribute__((always_inline)) uint32_t
+blocks(__m128i x0, const uint8_t *p, uint8_t *d, size_t n) {
+  const __m128i k128 = _mm_set_epi64x(K128_HI, K128_LO);
+  for (size_t i = 0; i + 16 <= n; i += 16) x0 = fold(x0, k128, ld128(p, d, i));
+  return reduce(x0);
+}
+
+/* The register after four lanes x0..x3 (64 bytes of folded state) and the whole 16-byte
+ * blocks of p[0..n) (copied to d unless NULL): the lanes folded into one, then the blocks. */
+FOLD_TARGET static inline __attribute__((always_inline)) uint32_t
+finish(__m128i x0, __m128i x1, __m128i x2, __m128i x3, const uint8_t *p, uint8_t *d, size_t n) {
+  const __m128i k128 = _mm_set_epi64x(K128_HI, K128_LO);
+  return blocks(fold(fold(fold(x0, k128, x1), k128, x2), k128, x3), p, d, n);
+}
+
+/* The register after n bytes, 16 <= n < 64 and a multiple of 16 (a frame's header): one lane. */
+FOLD_TARGET static uint32_t fold_short(uint32_t reg, const uint8_t *p, uint8_t *d, size_t n) {
+  __m128i x0 = _mm_xor_si128(ld128(p, d, 0), _mm_cvtsi32_si128((int)reg));
+  return blocks(x0, p + 16, d ? d + 16 : NULL, n - 16);
 }
 
 /* The CRC register (pre-inverted, as zlib's inside) after n bytes, n >= 64 and a multiple of
@@ -137,15 +155,19 @@ WIDE_TARGET static uint32_t fold_blocks_wide_copy(uint32_t reg, const uint8_t *p
   return wide_body(reg, p, d, n);
 }
 
-/* The whole 16-byte blocks of the data, from 64 bytes on, where the processor can fold them
+/* The whole 16-byte blocks of the data, from 16 bytes on, where the processor can fold them
  * (copied to d on the way unless d is NULL).
  * __builtin_cpu_init returns at once once the CPU's features are known (libgcc reads them
  * before main; the call covers a library loaded before that). */
 static size_t folded(uint32_t *crc, uint8_t *d, const uint8_t *p, size_t len) {
-  if (len < 64) return 0;
+  if (len < 16) return 0;
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("pclmul") || !__builtin_cpu_supports("sse4.1")) return 0;
   size_t n = len & ~(size_t)15;
+  if (n < 64) {
+    *crc = ~fold_short(~*crc, p, d, n);
+    return n;
+  }
   bool wide = n >= 256 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq");
   uint32_t r = ~*crc;
   if (wide) r = d ? fold_blocks_wide_copy(r, p, d, n) : fold_blocks_wide(r, p, n);

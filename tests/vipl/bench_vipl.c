@@ -5,8 +5,9 @@
  * two threads (nicd --threads 2); streaming is the median of three interleaved rounds. Not part
  * of `make test`.
  * `bench_vipl --lanai` (`make bench-lanai`, bench_lanai.c) compares the two firmwares;
- * `--vipl-lat` and `--vipl-bw [SIZE]` run one part of VIPL alone, without TCP and the floors
- * (for profiling the wait path or the data path). */
+ * `--vipl-lat` and `--vipl-bw [SIZE [GIB]]` run one part of VIPL alone, without TCP and the
+ * floors (for profiling the wait path or the data path; GIB: stream that many GiB per size, for
+ * a profile's steady state). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -33,10 +34,11 @@ const uint32_t bw_sizes[NBW] = {4, 64, 1024, 4096, 16384, 65536, 262144, 1u << 2
 
 
 static unsigned iters_lat(uint32_t sz) { return sz <= 4096 ? 2000 : 500; }
+static unsigned bw_gib = 1;   /* --vipl-bw SIZE GIB: stream longer (a profile's steady state) */
 static unsigned iters_bw(uint32_t sz) {
   unsigned n = (unsigned)((1024u << 20) / sz);   /* a GiB at the large sizes: long enough
                                                      to outlast a scheduling hiccup */
-  return n < 200 ? 200 : n > 20000 ? 20000 : n;
+  return (n < 200 ? 200 : n > 20000 ? 20000 : n) * bw_gib;
 }
 
 /* ---- VIPL ---- */
@@ -319,12 +321,14 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (argc == 2 && strcmp(argv[1], "--lanai") == 0) return bench_lanai();
   bool lat = argc == 2 && strcmp(argv[1], "--vipl-lat") == 0, bw = false;
-  if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--vipl-bw") == 0) {
+  if (argc >= 2 && argc <= 4 && strcmp(argv[1], "--vipl-bw") == 0) {
     bw = true;
-    if (argc == 3) bw_only = (uint32_t)strtoul(argv[2], NULL, 0);
+    if (argc >= 3) bw_only = (uint32_t)strtoul(argv[2], NULL, 0);
+    if (argc == 4) bw_gib = (unsigned)strtoul(argv[3], NULL, 0);
+    if (bw_gib < 1 || bw_gib > 64) bw = false;
   }
   if (argc != 1 && !lat && !bw) {
-    fprintf(stderr, "usage: bench_vipl [--lanai | --vipl-lat | --vipl-bw [SIZE]]\n");
+    fprintf(stderr, "usage: bench_vipl [--lanai | --vipl-lat | --vipl-bw [SIZE [GIB]]]\n");
     return 2;
   }
   struct result v = {0}, v2 = {0}, t = {0};
