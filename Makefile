@@ -81,6 +81,14 @@ $(B)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
+# build/lto/<path>.o: GCC's intermediate code for a link-time optimized binary (nicd, whose
+# link inlines across the firmware, the emulated engines and its loop). Only that link sees
+# them: a link of intermediate code runs the optimizer, whose -Werror diagnostics would differ.
+LTO ?= -flto=auto
+$(B)/lto/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LTO) $(INCLUDES) -MMD -MP -c $< -o $@
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # Fuzz targets: a module appends the binary path to FUZZ_BINS and writes its link rule with
