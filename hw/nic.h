@@ -222,6 +222,11 @@ void nic_recv_status(const struct nic *nic, struct nic_recv_status *st);
 /* Gives up on the message in progress (e.g. its sender died before SMLT): the engine goes to
  * DONE with what arrived, without EOM, and the next frames start a new message. */
 int nic_recv_abort(struct nic *nic);
+/* Cut-through delivery (memfab_set_deliver): takes the frame h, payload at the sender, as if
+ * it had arrived now and been polled, when the engine is armed and would take it next (its
+ * message's sender, or no message in progress and nothing waiting in the fabric). True when
+ * taken; false leaves it to be queued. Called by the thread that drives this NIC. */
+bool nic_recv_direct(struct nic *nic, const struct hw_link_hdr *h, const void *payload);
 
 /* ---- counters ---- */
 uint64_t nic_counter(const struct nic *nic, enum hw_ctr c);

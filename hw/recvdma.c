@@ -2,8 +2,9 @@
  * end of message (SMLT). While a message is in progress only its sender's frames are taken,
  * as a Myrinet worm holds the path; others wait in the fabric. A frame is moved into SRAM in the
  * pass that checks its CRC (fabric_poll_copy); one that fails leaves bytes past the message's
- * end, which nothing reads. Bytes beyond the buffer are discarded and the message flagged
- * truncated. */
+ * end, which nothing reads. A frame the fabric delivers cut-through (nic_recv_direct) is
+ * moved from the sender's SRAM at its send. Bytes beyond the buffer are discarded and the
+ * message flagged truncated. */
 #include <string.h>
 
 #include "link.h"
@@ -33,38 +34,55 @@ uint64_t nic_recv_due(struct nic *nic) {
   return fabric_next_due(nic->fab, nic->cfg.node, nic->recv.lock);
 }
 
-void nic_recv_fire(struct nic *nic) {
-  struct fabric_rx rx;
+/* A frame of len bytes from src taken into the armed buffer, n of them stored. */
+static void took(struct nic *nic, uint16_t src, uint8_t flags, uint32_t len, uint32_t n) {
   struct nic_recv_status *st = &nic->recv.st;
-  uint32_t room = nic->recv.cap - st->len;
-  if (fabric_poll_copy(nic->fab, nic->cfg.node, nic->recv.lock, nic->now, &rx,
-                       nic->sram + nic->recv.base + st->len, room) != 1)
-    return;
   if (st->frags == 0) {
-    st->src = rx.src;
-    nic->recv.lock = rx.src;
+    st->src = src;
+    nic->recv.lock = src;
     nic_isr_set(nic, NIC_ISR_HEAD);
   }
-  uint32_t n = rx.len < room ? rx.len : room;
   st->len += n;
-  if (n < rx.len && !(st->flags & NIC_RECV_TRUNC)) {
+  if (n < len && !(st->flags & NIC_RECV_TRUNC)) {
     st->flags |= NIC_RECV_TRUNC;
     nic_isr_set(nic, NIC_ISR_BUFF);
     nic_ctr_add(nic, HW_CTR_RECV_TRUNC, 1);
   }
-  st->msg_len = rx.len > UINT32_MAX - st->msg_len ? UINT32_MAX : st->msg_len + rx.len;
+  st->msg_len = len > UINT32_MAX - st->msg_len ? UINT32_MAX : st->msg_len + len;
   st->frags++;
   nic_ctr_add(nic, HW_CTR_RECV_FRAMES, 1);
   nic_ctr_add(nic, HW_CTR_RECV_BYTES, n);
   if (nic->cfg.trace) {
-    uint64_t on_link = nic_xfer_ns(nic, nic->cfg.link_bytes_per_s, 0, rx.len);
+    uint64_t on_link = nic_xfer_ns(nic, nic->cfg.link_bytes_per_s, 0, len);
     nic_trace(nic, NIC_ENG_RECV, nic->now > on_link ? nic->now - on_link : 0, nic->now);
   }
-  if (rx.flags & HW_LINK_EOM) {
+  if (flags & HW_LINK_EOM) {
     st->flags |= NIC_RECV_EOM;
     st->state = NIC_RECV_DONE;
     nic->recv.lock = FAB_ANY;
     nic_ctr_add(nic, HW_CTR_RECV_MSGS, 1);
     nic_isr_set(nic, NIC_ISR_RECV);
   }
+}
+
+static uint32_t room(const struct nic *nic) { return nic->recv.cap - nic->recv.st.len; }
+
+void nic_recv_fire(struct nic *nic) {
+  struct fabric_rx rx;
+  uint32_t left = room(nic);
+  if (fabric_poll_copy(nic->fab, nic->cfg.node, nic->recv.lock, nic->now, &rx,
+                       nic->sram + nic->recv.base + nic->recv.st.len, left) != 1)
+    return;
+  took(nic, rx.src, rx.flags, rx.len, rx.len < left ? rx.len : left);
+}
+
+bool nic_recv_direct(struct nic *nic, const struct hw_link_hdr *h, const void *payload) {
+  if (nic->recv.st.state != NIC_RECV_ARMED || !nic->fab) return false;
+  if (nic->recv.lock != FAB_ANY ? nic->recv.lock != h->src
+                                : fabric_next_due(nic->fab, nic->cfg.node, FAB_ANY) != FAB_NEVER)
+    return false;   /* another sender's message holds the engine, or frames wait before it */
+  uint32_t left = room(nic), n = h->len < left ? h->len : left;
+  if (n) memcpy(nic->sram + nic->recv.base + nic->recv.st.len, payload, n);
+  took(nic, h->src, h->flags, h->len, n);
+  return true;
 }

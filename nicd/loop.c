@@ -58,6 +58,14 @@ static void on_arrival(void *ctx, uint16_t dst) {
   if (i >= 0 && &parts[part_of[i]] != self) wake_part(&parts[part_of[i]]);
 }
 
+/* memfab's cut-through: a frame for a NIC this thread drives goes straight from the sender's
+ * SRAM into its receive engine, when that engine would take it next (nic_recv_direct). */
+static bool on_deliver(void *ctx, const struct hw_link_hdr *h, const void *payload) {
+  struct nicd *d = ctx;
+  int i = nicd_local(d, h->dst);
+  return i >= 0 && &parts[part_of[i]] == self && nic_recv_direct(d->nic[i], h, payload);
+}
+
 static bool pass(struct nicd *d, unsigned i) {
   return d->lanai      ? lanai_run(&d->cpu[i], i) | (d->cpus == 2 && lanai_run(&d->cpu1[i], i))
          : d->cpus == 2 ? nicd_cpus2_pass(d, i)
@@ -124,6 +132,7 @@ static void split(struct nicd *d, unsigned k) {
 void nicd_loop(struct nicd *d) {
   unsigned k = d->threads < 1 ? 1 : d->threads > d->n ? d->n : d->threads;
   split(d, k);
+  if (!d->udp) memfab_set_deliver(d->fab, on_deliver, d);
   if (k == 1) {
     run_part(&parts[0]);
     return;

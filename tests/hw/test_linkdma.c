@@ -1,5 +1,5 @@
 /* Send and receive DMA engines over the in-memory fabric: timing, SML/SMLT reassembly,
- * truncation, back-pressure, worm locking, errors, link down, corrupted frames. */
+ * truncation, back-pressure, worm locking, errors, link down, corrupted frames, cut-through. */
 #include <string.h>
 
 #include "../../hw/link.h"
@@ -314,6 +314,92 @@ static void fast_round_trip(void **state) {
   assert_memory_equal(nic_sram_ptr(b, 0, 65536), nic_sram_ptr(a, 0, 65536), 65536);
 }
 
+/* Cut-through (memfab_set_deliver, as nicd sets it): the receiving engine takes a frame at its
+ * send when it is armed and would take it next; otherwise the frame queues, and the order of
+ * a link and the lock of a message in progress hold. */
+static bool deliver(void *ctx, const struct hw_link_hdr *h, const void *payload) {
+  struct fix *f = ctx;
+  return h->dst < 3 && nic_recv_direct(f->n[h->dst], h, payload);
+}
+
+static void cut_through(void **state) {
+  struct fix *f = *state;
+  struct nic *a = f->n[0], *b = f->n[1], *c = f->n[2];
+  struct nic_recv_status st;
+  struct fabric_counters fc;
+  memfab_set_deliver(f->fab, deliver, f);
+  t_fill(nic_sram_ptr(a, 0, 40000), 40000, 15);
+  /* Armed: taken at the send, nothing queued, counted as sent and received. */
+  nic_recv_arm(b, 0x10000, 40000);
+  nic_send_start(a, 1, 0, 33000, NIC_SEND_SMLT);
+  nic_advance_all(&a, 1, 0);
+  assert_true(fabric_next_due(f->fab, 1, FAB_ANY) == FAB_NEVER);
+  assert_true(nic_isr(b) & NIC_ISR_RECV);
+  nic_recv_status(b, &st);
+  assert_int_equal(st.len, 33000);
+  assert_int_equal(st.flags, NIC_RECV_EOM);
+  assert_memory_equal(nic_sram_ptr(b, 0x10000, 33000), nic_sram_ptr(a, 0, 33000), 33000);
+  fabric_counters(f->fab, FAB_ALL, &fc);
+  assert_int_equal(fc.tx_packets, 1);
+  assert_int_equal(fc.rx_packets, 1);
+  /* Not armed: the frame waits in the fabric, and the next one from the same sender queues
+   * behind it even once the engine is armed. */
+  nic_isr_clear(a, NIC_ISR_SEND);
+  nic_send_start(a, 1, 0, 100, NIC_SEND_SMLT);
+  nic_advance_all(&a, 1, 0);
+  assert_true(fabric_next_due(f->fab, 1, FAB_ANY) == 0);
+  nic_recv_arm(b, 0x10000, 40000);
+  nic_isr_clear(a, NIC_ISR_SEND);
+  nic_send_start(a, 1, 100, 200, NIC_SEND_SMLT);
+  nic_advance_all(&a, 1, 0);
+  nic_recv_status(b, &st);
+  assert_int_equal(st.frags, 0);               /* not taken past the queued one */
+  nic_advance_all(f->n, 3, 0);
+  nic_recv_status(b, &st);
+  assert_int_equal(st.len, 100);               /* the queued one first */
+  nic_recv_arm(b, 0x10000, 40000);
+  nic_advance_all(f->n, 3, 0);
+  nic_recv_status(b, &st);
+  assert_int_equal(st.len, 200);
+  assert_memory_equal(nic_sram_ptr(b, 0x10000, 200), nic_sram_ptr(a, 100, 200), 200);
+  /* A message in progress from node 2 holds the engine: node 0's frame queues. */
+  nic_recv_arm(b, 0x10000, 40000);
+  nic_send_start(c, 1, 0, 10, NIC_SEND_SML);
+  nic_advance_all(&c, 1, 0);
+  nic_isr_clear(a, NIC_ISR_SEND);
+  nic_send_start(a, 1, 0, 50, NIC_SEND_SMLT);
+  nic_advance_all(&a, 1, 0);
+  nic_recv_status(b, &st);
+  assert_int_equal(st.src, 2);
+  assert_int_equal(st.len, 10);
+  assert_true(fabric_next_due(f->fab, 1, FAB_ANY) == 0);
+  /* Truncation as on the queued path: the buffer's bytes stored, the message flagged. */
+  nic_recv_abort(b);
+  nic_recv_arm(b, 0x10000, 40000);
+  nic_advance_all(f->n, 3, 0);                 /* node 0's queued frame: a message of its own */
+  nic_recv_status(b, &st);
+  assert_int_equal(st.src, 0);
+  assert_int_equal(st.len, 50);
+  nic_recv_arm(b, 0x10000, 64);
+  nic_isr_clear(a, NIC_ISR_SEND);
+  memset(nic_sram_ptr(b, 0x10000 + 64, 16), 0xcc, 16);
+  nic_send_start(a, 1, 0, 1000, NIC_SEND_SMLT);
+  nic_advance_all(&a, 1, 0);
+  nic_recv_status(b, &st);
+  assert_int_equal(st.len, 64);
+  assert_int_equal(st.msg_len, 1000);
+  assert_int_equal(st.flags, NIC_RECV_EOM | NIC_RECV_TRUNC);
+  assert_int_equal(*(uint8_t *)nic_sram_ptr(b, 0x10000 + 64, 1), 0xcc);
+  /* A fault hook sees every frame: nothing goes cut-through while one is set. */
+  memfab_set_fault(f->fab, corrupt_first, NULL);
+  nic_recv_arm(b, 0x10000, 40000);
+  nic_isr_clear(a, NIC_ISR_SEND);
+  nic_send_start(a, 1, 0, 10, NIC_SEND_SMLT);
+  nic_advance_all(&a, 1, 0);
+  assert_true(fabric_next_due(f->fab, 1, FAB_ANY) == 0);
+  memfab_set_deliver(f->fab, NULL, NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(one_message, setup, teardown),
@@ -326,6 +412,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(corrupted_frame_dropped, setup, teardown),
       cmocka_unit_test_setup_teardown(abort_partial, setup, teardown),
       cmocka_unit_test_setup_teardown(fast_round_trip, setup_fast, teardown),
+      cmocka_unit_test_setup_teardown(cut_through, setup_fast, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
