@@ -2,12 +2,13 @@
 # Seeded bugs in copies of the Reliable Delivery machines (esm/reliab): each must make Spin fail
 # the property that names it, in the model that names it. A mutation that no longer applies
 # (the spec changed under it) fails too, so the list stays true. MUTATIONS_ONLY=a,b runs those.
+# One seeded bug per core at once (tests/common/pool.sh).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/mutant.sh
+. tests/common/pool.sh
 ESMC=${ESMC:-build/bin/esmc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/reliab-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
-pass=0; fail=0
 
 # name | file | sed script | property expected to fail | model: reliab, or reliab_seqwrap
 # (the model whose sequence numbers wrap, esm/reliab/seqwrap/)
@@ -20,20 +21,27 @@ mutations=(
   "delivery_after_break|receiver.esm|s/host_rx(RX_FLUSHED)/host_rx(RX_DONE)/|no_delivery_after_break|reliab"
 )
 
-for m in "${mutations[@]}"; do
-  IFS='|' read -r name file script prop model <<<"$m"
-  [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
-  dir=$work/$name
+# mutant NAME FILE SCRIPT PROP MODEL: one seeded bug, verified; prints "ok" or "FAIL".
+mutant() {
+  local name=$1 file=$2 script=$3 prop=$4 model=$5 dir=$work/$1
   mkdir -p "$dir/src/seqwrap"
-  if ! mutant_apply "$name" esm/reliab "$file" "$script" "$dir"; then fail=$((fail + 1)); continue; fi
-  srcs=("$dir"/src/*.esm)
+  mutant_apply "$name" esm/reliab "$file" "$script" "$dir" || return
+  local srcs=("$dir"/src/*.esm)
   if [[ $model == reliab_seqwrap ]]; then
     srcs=("$dir"/src/reliab.esm "$dir"/src/sender.esm "$dir"/src/receiver.esm
           "$dir"/src/channel.esm esm/reliab/seqwrap/*.esm)
   fi
-  if ! mutant_compile "$name" "$dir" "${srcs[@]}"; then fail=$((fail + 1)); continue; fi
+  mutant_compile "$name" "$dir" "${srcs[@]}" || return
   mv "$dir/out/reliab.pml" "$dir/out/$model.pml" 2>/dev/null
-  if mutant_caught "$name" "$model" "$prop" "$dir"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+  mutant_caught "$name" "$model" "$prop" "$dir"
+}
+
+pool_init
+for m in "${mutations[@]}"; do
+  IFS='|' read -r name file script prop model <<<"$m"
+  [[ -z ${MUTATIONS_ONLY:-} || ,$MUTATIONS_ONLY, == *,$name,* ]] || continue
+  pool_run mutant "$name" "$file" "$script" "$prop" "$model"
 done
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+pool_wait
+echo "$pool_pass passed, $pool_fail failed"
+[[ $pool_fail -eq 0 ]]
