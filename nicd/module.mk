@@ -6,12 +6,9 @@ NICD_SRCS := $(sort $(wildcard nicd/*.c))
 NICD      := $(B)/bin/nicd
 BINS      += $(NICD)
 
-$(B)/obj/nicd/%.o: INCLUDES += $(FWNIC_INC)
-$(NICD_SRCS:%.c=$(B)/obj/%.o): $(FWNIC_STAMPS)
-
-# nicd links its own objects of libfwnic's, libhw's and libiss's sources with link-time
-# optimization (build/lto/, Makefile): about 8% more VIPL streaming (README.md, Benchmarks).
-# `make LTO=` links them without.
+# nicd links its own objects of its sources and libfwnic's, libhw's and libiss's with
+# link-time optimization (build/lto/, Makefile): about 8% more VIPL streaming (README.md,
+# Benchmarks). `make LTO=` builds them without.
 NICD_LTO_SRCS := $(NICD_SRCS) $(FWNIC_CORE) $(FWNIC_EMU) $(FWNIC_GEN_C) $(FWNIC_VM) $(HW_SRCS) \
                  $(IFACE_SRCS) $(ISS_SRCS)
 NICD_LTO_OBJS := $(NICD_LTO_SRCS:%.c=$(B)/lto/%.o)
