@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 . tests/common/mutant.sh
 . tests/common/pool.sh
 ESMC=${ESMC:-build/bin/esmc}
-work=$(mktemp -d "${TMPDIR:-/tmp}/reliab-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # name | file | sed script | property expected to fail | model: reliab, or reliab_seqwrap
 # (the model whose sequence numbers wrap, esm/reliab/seqwrap/)
