@@ -1,5 +1,6 @@
-/* CRC-32 of the link frames. The link CRC is computed on every frame sent and received, so on
- * the emulated path it costs as much as the copies. Where the processor has carry-less
+/* CRC-32 of the link frames. The link CRC is computed on every frame encoded and checked on
+ * every frame received from a queue (a frame that goes cut-through, memfab.h, has none), so on
+ * the emulated path it would cost as much as the copies. Where the processor has carry-less
  * multiplication (PCLMULQDQ), whole 16-byte blocks are folded with it (Intel, "Fast CRC
  * Computation for Generic Polynomials Using PCLMULQDQ Instruction", 2009: fold four 128-bit
  * lanes by 512 bits, then one lane by 128, then 128 to 64 bits and a Barrett reduction to 32;
