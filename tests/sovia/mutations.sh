@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 ESMC=${ESMC:-build/bin/esmc}
-work=$(mktemp -d "${TMPDIR:-/tmp}/sovia-mut.XXXXXX"); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 . tests/common/pool.sh
 pass=0; fail=0
 ok()  { pass=$((pass + 1)); echo "ok   $1"; }
