@@ -5,7 +5,7 @@
  * same 32-bit halves are added four 64-bit lanes at a time (64 bytes per step). Chunks are
  * joined by adding their folded sums, the later one byte-swapped when the stream so far has
  * odd length. hw_csum_copy sums the words as it stores them, so a DMA engine copies and sums
- * in one pass over the bytes. */
+ * in one pass over the bytes; hw_csum_copy_uncached stores them past the caches. */
 #include "cksum.h"
 
 #include <stdbool.h>
@@ -29,19 +29,26 @@ __attribute__((target("avx2"))) static uint64_t halves_avx2(const uint8_t *p, si
   return l[0] + l[1] + l[2] + l[3];
 }
 
-/* halves_avx2 of the bytes p[0..n) as they are copied to d. */
+/* halves_avx2 of the bytes p[0..n) as they are copied to d; with `past`, d is 32-byte
+ * aligned and the stores are non-temporal, fenced before the return. */
 __attribute__((target("avx2"))) static uint64_t copy_halves_avx2(uint8_t *d, const uint8_t *p,
-                                                                 size_t n) {
+                                                                 size_t n, bool past) {
   const __m256i low = _mm256_set1_epi64x(0xffffffff);
   __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
   for (size_t i = 0; i < n; i += 64) {
     __m256i x = _mm256_loadu_si256((const __m256i *)(p + i));
     __m256i y = _mm256_loadu_si256((const __m256i *)(p + i + 32));
-    _mm256_storeu_si256((__m256i *)(d + i), x);
-    _mm256_storeu_si256((__m256i *)(d + i + 32), y);
+    if (past) {
+      _mm256_stream_si256((__m256i *)(d + i), x);
+      _mm256_stream_si256((__m256i *)(d + i + 32), y);
+    } else {
+      _mm256_storeu_si256((__m256i *)(d + i), x);
+      _mm256_storeu_si256((__m256i *)(d + i + 32), y);
+    }
     a = _mm256_add_epi64(a, _mm256_add_epi64(_mm256_and_si256(x, low), _mm256_srli_epi64(x, 32)));
     b = _mm256_add_epi64(b, _mm256_add_epi64(_mm256_and_si256(y, low), _mm256_srli_epi64(y, 32)));
   }
+  if (past) _mm_sfence();   /* the stores are seen before whatever the engine writes next */
   uint64_t l[4];
   _mm256_storeu_si256((__m256i *)l, _mm256_add_epi64(a, b));
   return l[0] + l[1] + l[2] + l[3];
@@ -53,16 +60,16 @@ static bool have_avx2(void) {
 }
 
 /* Bytes of p[0..n) summed by the vector unit into *acc (a multiple of 64, or 0); copied to d
- * on the way when d is not NULL. */
-static size_t vector_part(uint64_t *acc, uint8_t *d, const uint8_t *p, size_t n) {
+ * on the way when d is not NULL, past the caches when `past` (d then 32-byte aligned). */
+static size_t vector_part(uint64_t *acc, uint8_t *d, const uint8_t *p, size_t n, bool past) {
   if (n < 256 || !have_avx2()) return 0;
   size_t m = n & ~(size_t)63;
-  *acc += d ? copy_halves_avx2(d, p, m) : halves_avx2(p, m);
+  *acc += d ? copy_halves_avx2(d, p, m, past) : halves_avx2(p, m);
   return m;
 }
 #else
-static size_t vector_part(uint64_t *acc, uint8_t *d, const uint8_t *p, size_t n) {
-  (void)acc, (void)d, (void)p, (void)n;
+static size_t vector_part(uint64_t *acc, uint8_t *d, const uint8_t *p, size_t n, bool past) {
+  (void)acc, (void)d, (void)p, (void)n, (void)past;
   return 0;
 }
 #endif
@@ -77,12 +84,12 @@ static uint16_t swap16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
 /* The folded sum of a chunk that starts at an even offset, in the host's order of 16-bit
  * words; with d, the chunk is copied there first (by the vector unit as it sums). Each 1 GiB
  * block is folded, so the accumulator cannot overflow. */
-static uint16_t sum_host_order(uint8_t *d, const uint8_t *p, size_t len) {
+static uint16_t sum_host_order(uint8_t *d, const uint8_t *p, size_t len, bool past) {
   uint64_t total = 0;
   while (len) {
     size_t n = len < (1u << 30) ? len : (1u << 30);
     uint64_t a = 0, b = 0;
-    size_t i = vector_part(&a, d, p, n);   /* 1 GiB of halves: below 2^63 */
+    size_t i = vector_part(&a, d, p, n, past);   /* 1 GiB of halves: below 2^63 */
     for (; i + 16 <= n; i += 16) {   /* copied word by word: the words stored are the summed */
       uint64_t w0, w1;
       memcpy(&w0, p + i, 8);
@@ -110,8 +117,8 @@ static uint16_t sum_host_order(uint8_t *d, const uint8_t *p, size_t len) {
 }
 
 /* The folded sum of a chunk at an even offset, in network order (copied to d, unless NULL). */
-static uint16_t sum_chunk(void *d, const void *data, size_t len) {
-  uint16_t s = sum_host_order(d, data, len);
+static uint16_t sum_chunk(void *d, const void *data, size_t len, bool past) {
+  uint16_t s = sum_host_order(d, data, len, past);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   return s;
 #else
@@ -130,16 +137,28 @@ void hw_csum_append(struct hw_csum *c, uint16_t part, size_t len) {
 }
 
 void hw_csum_update(struct hw_csum *c, const void *data, size_t len) {
-  if (len) hw_csum_append(c, sum_chunk(NULL, data, len), len);
+  if (len) hw_csum_append(c, sum_chunk(NULL, data, len, false), len);
 }
 
 uint16_t hw_csum_sum(const struct hw_csum *c) { return fold(c->sum); }
 
 uint16_t hw_csum_final(const struct hw_csum *c) { return (uint16_t)~fold(c->sum); }
 
-uint16_t hw_csum_sum_of(const void *data, size_t len) { return sum_chunk(NULL, data, len); }
+uint16_t hw_csum_sum_of(const void *data, size_t len) { return sum_chunk(NULL, data, len, false); }
 
-uint16_t hw_csum_copy(void *dst, const void *src, size_t len) { return sum_chunk(dst, src, len); }
+uint16_t hw_csum_copy(void *dst, const void *src, size_t len) {
+  return sum_chunk(dst, src, len, false);
+}
+
+/* The bytes up to dst's next 32-byte boundary are stored as usual; past it, the vector unit
+ * streams. An odd head would split the 16-bit words, so such a copy keeps the cache. */
+uint16_t hw_csum_copy_uncached(void *dst, const void *src, size_t len) {
+  size_t head = (32 - ((uintptr_t)dst & 31)) & 31;
+  if (head % 2 || len < head + 256) return sum_chunk(dst, src, len, false);
+  uint16_t a = sum_chunk(dst, src, head, false);
+  return hw_csum_add(a, sum_chunk((uint8_t *)dst + head, (const uint8_t *)src + head, len - head,
+                                  true));
+}
 
 uint16_t hw_inet_csum(const void *data, size_t len) { return (uint16_t)~hw_csum_sum_of(data, len); }
 

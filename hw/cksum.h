@@ -27,6 +27,11 @@ uint16_t hw_inet_csum(const void *data, size_t len);
 /* Copies len bytes from src to dst (not overlapping) and returns hw_csum_sum_of(dst, len),
  * summing the words as they are stored. */
 uint16_t hw_csum_copy(void *restrict dst, const void *restrict src, size_t len);
+/* The same, storing with non-temporal stores where it can (fenced before it returns): the
+ * host DMA engine's writes into host memory, which leave no line in the writer's cache for
+ * the host's reader to fetch from another core (a DMA write goes to memory and invalidates
+ * the processors' copies). */
+uint16_t hw_csum_copy_uncached(void *restrict dst, const void *restrict src, size_t len);
 /* Ones'-complement addition of two folded sums (of streams of even length, or the second
  * starting at an even offset). */
 uint16_t hw_csum_add(uint16_t a, uint16_t b);

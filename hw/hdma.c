@@ -99,8 +99,8 @@ void nic_hdma_fire(struct nic *nic) {
     if (st == NIC_HDMA_DONE) {
       uint8_t *sp = nic->sram + d->sram;
       /* Summed as the words are stored: what SRAM holds or sent, whatever the host does to
-       * its side meanwhile. */
-      sum = e2l ? hw_csum_copy(sp, hp, d->len) : hw_csum_copy(hp, sp, d->len);
+       * its side meanwhile. Writes into host memory bypass nicd's cache (cksum.h). */
+      sum = e2l ? hw_csum_copy(sp, hp, d->len) : hw_csum_copy_uncached(hp, sp, d->len);
       hw_csum_append(&ch->sum, sum, d->len);
       ch->st.bytes += d->len;
       nic_ctr_add(nic, HW_CTR_HDMA_BYTES, d->len);
