@@ -296,7 +296,8 @@ int sovia_nread(int fd) {
     goto out;
   }
   sv_progress(s->c);
-  ret = s->c->rb_len > 0x7fffffff ? 0x7fffffff : (int)s->c->rb_len;
+  size_t pending = s->c->rb_len + s->c->held_bytes;
+  ret = pending > 0x7fffffff ? 0x7fffffff : (int)pending;
 out:
   sv_unlock();
   return ret;

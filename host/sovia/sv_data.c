@@ -7,10 +7,12 @@
  * request are copied into a slot instead: send() then waits only for the chunks before them
  * and returns while the copy is still in flight, so consecutive sends keep the window full
  * (a registered send's last chunk would otherwise drain it at every call). Non-blocking
- * sockets always copy. recv(): receiver-side buffering, the bytes arrive in a ring (bounded:
- * SO_RCVBUF) as the engine takes each DATA, and recv() copies out of it; a recv() that waits
- * on an empty ring lends its buffer to the engine, which copies arriving DATA straight into it
- * (one copy instead of two). Called with G.mu held. */
+ * sockets always copy. recv(): DATA waits in its receive descriptor (sv_proto.c) and recv()
+ * copies it straight into the caller's buffer, then re-posts and acknowledges it; a recv()
+ * that waits lends its buffer to the engine, which copies arriving DATA into it. What a read
+ * leaves of a DATA (and peeked DATA) goes to a ring (bounded: SO_RCVBUF), read first next
+ * time. Each byte is copied once, unless reads are smaller than the DATA. Called with G.mu
+ * held. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -240,13 +242,30 @@ static size_t rb_take(struct sv_conn *c, uint8_t *out, size_t n, bool peek) {
 }
 
 bool sv_readable(struct sv_conn *c) {
-  return c->rb_len > 0 || c->peer_fin || c->err || c->st == SV_CLOSED || c->rd_shut;
+  return c->rb_len > 0 || c->nheld > 0 || c->peer_fin || c->err || c->st == SV_CLOSED || c->rd_shut;
 }
 
 bool sv_writable(struct sv_conn *c) {
   if (c->err || c->st == SV_CLOSED || c->fin_wanted) return true;   /* the error shows */
   if (c->st != SV_NORMAL && c->st != SV_CLOSE_WAIT) return false;
   return c->nsfree > 0 || (c->comb >= 0 && c->slen[c->comb] < SV_CHUNK);
+}
+
+/* Held DATA for a reader, oldest first: copied straight into out (what does not fit goes to
+ * the ring behind it), or, for a peek or while another thread's recv() has lent its buffer,
+ * taken into the ring and read from there. The bytes put in out. */
+static size_t take_held(struct sv_conn *c, uint8_t *out, size_t n, bool peek) {
+  if (peek || c->ubuf) {
+    sv_rx_release(c, 1);
+    return rb_take(c, out, n, peek);
+  }
+  c->ubuf = out;
+  c->ulen = n;
+  c->ugot = 0;
+  sv_rx_release(c, 0);
+  size_t k = c->ugot;
+  c->ubuf = NULL;
+  return k;
 }
 
 struct rx_wait { struct sv_conn *c; bool lent; };
@@ -262,11 +281,13 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
   size_t got = 0;
   sv_progress(NULL);
   for (;;) {
-    /* a loop: the room that taking makes lets held DATA (and a FIN behind it) in */
-    while (c->rb_len && !c->rd_shut) {
-      got += rb_take(c, buf + got, n - got, flags & MSG_PEEK);
-      if (c->nheld) sv_rx_release(c);   /* room again: held DATA in, and its ACK out */
+    /* the ring first (what earlier reads left of a DATA), then the held DATA in order */
+    while ((c->rb_len || c->nheld) && !c->rd_shut) {
+      size_t k = c->rb_len ? rb_take(c, buf + got, n - got, flags & MSG_PEEK)
+                           : take_held(c, buf + got, n - got, flags & MSG_PEEK);
+      got += k;
       if (got == n || !(flags & MSG_WAITALL) || (flags & MSG_PEEK)) return (ssize_t)got;
+      if (!k) break;
     }
     if (c->rd_shut || c->peer_fin) return (ssize_t)got;
     if (c->err || c->st == SV_CLOSED) {

@@ -88,15 +88,16 @@ struct sv_conn {
   unsigned cfree_n;           /* control descriptors free */
   bool *cbusy;
   unsigned posted_sends;      /* send descriptors in the SQ */
-  /* receive side: bytes received and not yet read (ring, at most rb_max bytes); DATA (and a
-   * FIN behind it) that finds the ring full stays in its descriptor, unacknowledged, until
-   * the application reads (held, FIFO) */
+  /* receive side: DATA (and a FIN behind it) stays in its descriptor, unacknowledged, until
+   * the application reads (held, FIFO); the ring (at most rb_max bytes) takes what a read
+   * leaves of a DATA, and peeked DATA */
   uint8_t *rb;
   size_t rb_cap, rb_head, rb_len, rb_max;
   uint8_t *ubuf;              /* a recv() waiting on the empty ring lent this buffer: DATA */
   size_t ulen, ugot;          /* goes into it first (ugot of ulen bytes) */
   VIP_DESCRIPTOR **held;
   unsigned held_head, nheld;
+  size_t held_bytes;          /* payload of the held DATA */
   uint64_t rx_bytes, tx_bytes;
   uint64_t last_check;        /* last VI state check (dead peer detection) */
   struct sockaddr_in local, peer;
@@ -220,7 +221,9 @@ void sv_progress(struct sv_conn *only);  /* all connections (only == NULL) or on
 void sv_pump(struct sv_conn *c);         /* sends what credits allow, FIN/FINACK */
 int sv_post_ctl(struct sv_conn *c, unsigned kind, unsigned acks, const void *p, unsigned len);
 void sv_fail(struct sv_conn *c, int err);
-void sv_rx_release(struct sv_conn *c);   /* held packets into the ring as it has room */
+/* Takes held packets, oldest first, while they may go: a FIN, DATA after close or SHUT_RD,
+ * DATA into a waiting recv()'s lent buffer, and `force` more DATA (into the ring). */
+void sv_rx_release(struct sv_conn *c, unsigned force);
 /* Waits (lock held, released while sleeping) until pred(arg) or the deadline (0: none):
  * 0, -ETIMEDOUT. */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);

@@ -1,12 +1,13 @@
 /* sv_proto.c: the SOVIA protocol engine, the C of esm/sovia/conn.esm (connection states,
  * close protocol) and window.esm (credits, delayed ACKs): taking completions, acting on each
  * received packet (WAKEUP, DATA, ACK, FIN, FINACK; kind and piggybacked ACK count in the
- * immediate data), re-posting the descriptor at once, sending what the credits allow, and
- * waiting. Every packet but ACK takes a credit; WAKEUP and DATA are acknowledged, explicitly
+ * immediate data), re-posting the descriptor (a DATA's once it is read), sending what the
+ * credits allow, and waiting. Every packet but ACK takes a credit; WAKEUP and DATA are acknowledged, explicitly
  * after T or piggybacked on the next DATA; DATA also needs room in the DATA window Wd (less
- * than W only for w = 1). DATA that finds the receive ring full is held in its descriptor,
- * unacknowledged (so the sender runs out of credits), with everything but ACK and FINACK
- * behind it, until the application reads. Called with G.mu held. */
+ * than W only for w = 1). DATA stays in its descriptor, unacknowledged, until a recv() takes
+ * it (straight into the caller's buffer) or one waits with its buffer lent; a FIN waits
+ * behind it. The sender thus runs out of credits while the application does not read, and a
+ * reader copies each byte once. Called with G.mu held. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -25,8 +26,11 @@ static bool closing_state(enum sv_state s) {
          s == SV_TIME_WAIT;
 }
 
+static void keep_held(struct sv_conn *c);
+
 void sv_fail(struct sv_conn *c, int err) {
   if (c->st == SV_CLOSED) return;
+  keep_held(c);
   if (getenv("SOVIA_DEBUG"))
     fprintf(stderr, "sovia %d: connection fails in state %d: %s (peer_fin %d)\n", (int)getpid(),
             (int)c->st, strerror(err), c->peer_fin);
@@ -138,17 +142,47 @@ static void take_fin(struct sv_conn *c, VIP_DESCRIPTOR *d) {
 static void hold(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   c->held[(c->held_head + c->nheld) % c->nr] = d;   /* at most nr descriptors exist */
   c->nheld++;
+  if (d->CS.ImmediateData % SV_KINDS == SV_DATA) c->held_bytes += d->CS.Length;
 }
 
-void sv_rx_release(struct sv_conn *c) {
+static VIP_DESCRIPTOR *unhold(struct sv_conn *c) {
+  VIP_DESCRIPTOR *d = c->held[c->held_head];
+  c->held_head = (c->held_head + 1) % c->nr;
+  c->nheld--;
+  if (d->CS.ImmediateData % SV_KINDS == SV_DATA) c->held_bytes -= d->CS.Length;
+  return d;
+}
+
+/* Whether the oldest held packet may be taken now: a FIN always, DATA after close or SHUT_RD
+ * (dropped, acknowledged), into a recv()'s lent buffer while it has room, or when `force`
+ * asks for it; what does not fit the lent buffer must fit the ring. */
+static bool may_take(struct sv_conn *c, const VIP_DESCRIPTOR *d, bool force) {
+  if (d->CS.ImmediateData % SV_KINDS == SV_FIN || c->app_closed || c->rd_shut) return true;
+  bool lent = c->ubuf && c->ugot < c->ulen;
+  if (!lent && !force) return false;
+  size_t room = lent ? c->ulen - c->ugot : 0, len = d->CS.Length;
+  return len <= room || sv_rx_room(c, len - room);
+}
+
+void sv_rx_release(struct sv_conn *c, unsigned force) {
   while (c->nheld && c->st != SV_CLOSED) {
     VIP_DESCRIPTOR *d = c->held[c->held_head];
-    bool fin = d->CS.ImmediateData % SV_KINDS == SV_FIN;
-    if (!fin && !c->app_closed && !c->rd_shut && !sv_rx_room(c, d->CS.Length)) return;
-    c->held_head = (c->held_head + 1) % c->nr;
-    c->nheld--;
-    if (fin) take_fin(c, d);
+    bool forced = force > 0;
+    if (!may_take(c, d, forced)) return;
+    if (forced) force--;
+    unhold(c);
+    if (d->CS.ImmediateData % SV_KINDS == SV_FIN) take_fin(c, d);
     else take_data(c, d);
+  }
+}
+
+/* A connection that breaks keeps what arrived: held DATA go to the ring (it grows past its
+ * bound if it must), a FIN behind them still ends the stream. Nothing is re-posted. */
+static void keep_held(struct sv_conn *c) {
+  while (c->nheld) {
+    VIP_DESCRIPTOR *d = unhold(c);
+    if (d->CS.ImmediateData % SV_KINDS == SV_FIN) c->peer_fin = true;
+    else if (!c->app_closed && !c->rd_shut) sv_rx_data(c, d->DS[0].Local.Data.Address, d->CS.Length);
   }
 }
 
@@ -180,11 +214,8 @@ static void on_packet(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   }
   case SV_DATA:
     took_acks(c, acks);
-    if (c->nheld || (!c->app_closed && !c->rd_shut && !sv_rx_room(c, len))) {
-      hold(c, d);
-      return;
-    }
-    take_data(c, d);
+    hold(c, d);
+    sv_rx_release(c, 0);
     return;
   case SV_ACK:
     took_acks(c, acks);
@@ -279,7 +310,7 @@ static void check_vi(struct sv_conn *c, uint64_t now) {
 static void progress_one(struct sv_conn *c, uint64_t now) {
   if (c->st == SV_CONNECTING) return;
   reap_sq(c);
-  sv_rx_release(c);
+  sv_rx_release(c, 0);
   reap_rq(c);
   sv_pump(c);
   check_vi(c, now);
