@@ -3,7 +3,11 @@
  * ping-pong through one shared page, A -> relay -> B and back, the shape of host -> nicd ->
  * host with nothing else to do: once with the product's wait strategy (iface/wait.h's
  * defaults: hosts sleep on a futex at once, the relay spins WAIT_NICD_SPIN_NS first) and once
- * with every process spinning (the CPUs kept from halting). 4 bytes are copied at each hop. */
+ * with every process spinning (the CPUs kept from halting). 4 bytes are copied at each hop.
+ * The streaming floor: the shape of a SOVIA stream over one nicd, 32 KiB messages copied five
+ * times (A's buffer -> a ring shared with the relay -> the relay's two buffers, as the two
+ * NICs' SRAM -> a ring shared with B -> B's buffer), with the same two wait strategies and
+ * nothing else: no descriptors, checksums or protocol. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdatomic.h>
@@ -144,3 +148,128 @@ double floor_memcpy_mbs(void) {
 }
 
 double floor_relay_us(bool awake) { return relay_run(awake); }
+
+/* --- the streaming floor ---------------------------------------------------------------- */
+
+#define STREAM_MSG   (32u << 10)
+#define STREAM_SLOTS 32u
+#define STREAM_MSGS  4096u            /* 128 MiB per run */
+#define STREAM_RUNS  5
+
+/* One ring: put counts messages its writer stored, got those its reader copied out. */
+struct sring {
+  _Atomic uint32_t put, got, put_sleeping, got_sleeping;
+  char pad[48];
+  _Alignas(64) uint8_t slot[STREAM_SLOTS][STREAM_MSG];
+};
+
+struct stream {
+  struct sring ab, rb;                  /* A -> relay, relay -> B */
+  _Atomic uint32_t relay_seq, relay_sleeping, stop;
+};
+
+static void bump(_Atomic uint32_t *w, _Atomic uint32_t *sleeping) {
+  atomic_fetch_add(w, 1);
+  if (atomic_load(sleeping)) futex_wake(w);
+}
+
+/* Waits until *w differs from seen: asleep at once, or spinning (awake), as host_wait. */
+static void stream_wait(_Atomic uint32_t *w, _Atomic uint32_t *sleeping, uint32_t seen, bool awake) {
+  for (unsigned i = 1; atomic_load(w) == seen; i++) {
+    if (awake) {
+      wait_relax();
+      if (i % 256 == 0) sched_yield();
+      continue;
+    }
+    atomic_store(sleeping, 1);
+    if (atomic_load(w) == seen) futex_wait(w, seen, 50000000);
+    atomic_store(sleeping, 0);
+  }
+}
+
+/* The relay: a message moves when A has put one and B's ring has a free slot; otherwise it
+ * waits on its doorbell (spinning first, or always when awake), as relay_loop. */
+static void stream_relay(struct stream *s, bool awake) {
+  static uint8_t sram_a[STREAM_MSG], sram_b[STREAM_MSG];
+  uint32_t taken = 0, given = 0;
+  uint64_t spin_ns = awake ? UINT64_MAX : WAIT_NICD_SPIN_NS;
+  while (!atomic_load(&s->stop)) {
+    uint32_t db = atomic_load(&s->relay_seq);
+    if (atomic_load(&s->ab.put) != taken && given - atomic_load(&s->rb.got) < STREAM_SLOTS) {
+      memcpy(sram_a, s->ab.slot[taken % STREAM_SLOTS], STREAM_MSG);
+      taken++;
+      bump(&s->ab.got, &s->ab.got_sleeping);
+      memcpy(sram_b, sram_a, STREAM_MSG);
+      memcpy(s->rb.slot[given % STREAM_SLOTS], sram_b, STREAM_MSG);
+      given++;
+      bump(&s->rb.put, &s->rb.put_sleeping);
+      continue;
+    }
+    uint64_t t0 = futex_now_ns();
+    for (unsigned i = 1; atomic_load(&s->relay_seq) == db && !atomic_load(&s->stop); i++) {
+      wait_relax();
+      if (i % 256) continue;
+      if (awake) {
+        sched_yield();
+      } else if (futex_now_ns() - t0 >= spin_ns) {
+        atomic_store(&s->relay_sleeping, 1);
+        if (atomic_load(&s->relay_seq) == db) futex_wait(&s->relay_seq, db, 50000000);
+        atomic_store(&s->relay_sleeping, 0);
+        break;
+      }
+    }
+  }
+}
+
+static void stream_reader(struct stream *s, bool awake) {
+  uint8_t *mine = malloc(STREAM_MSG);
+  for (uint32_t got = 0; mine && got < STREAM_MSGS; got++) {
+    stream_wait(&s->rb.put, &s->rb.put_sleeping, got, awake);
+    memcpy(mine, s->rb.slot[got % STREAM_SLOTS], STREAM_MSG);
+    atomic_fetch_add(&s->rb.got, 1);
+    bump(&s->relay_seq, &s->relay_sleeping);
+  }
+  free(mine);
+}
+
+/* MB/s of one run, from A's first copy to B's last; -1 on failure. */
+static double stream_once(bool awake) {
+  struct stream *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  uint8_t *mine = malloc(STREAM_MSG);
+  if (s == MAP_FAILED || !mine) return -1;
+  memset(s, 0, sizeof *s);
+  memset(mine, 0x5a, STREAM_MSG);
+  pid_t kids[2];
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      if (k == 0) stream_relay(s, awake); else stream_reader(s, awake);
+      _exit(0);
+    }
+  }
+  double t0 = stats_now_us();
+  for (uint32_t put = 0; put < STREAM_MSGS; put++) {
+    uint32_t got;
+    while (put - (got = atomic_load(&s->ab.got)) >= STREAM_SLOTS)
+      stream_wait(&s->ab.got, &s->ab.got_sleeping, got, awake);
+    memcpy(s->ab.slot[put % STREAM_SLOTS], mine, STREAM_MSG);
+    atomic_fetch_add(&s->ab.put, 1);
+    bump(&s->relay_seq, &s->relay_sleeping);
+  }
+  waitpid(kids[1], NULL, 0);
+  double us = stats_now_us() - t0;
+  atomic_store(&s->stop, 1);
+  bump(&s->relay_seq, &s->relay_sleeping);
+  waitpid(kids[0], NULL, 0);
+  free(mine);
+  munmap(s, sizeof *s);
+  return (double)STREAM_MSGS * STREAM_MSG / us;
+}
+
+double floor_stream_mbs(bool awake) {
+  double v[STREAM_RUNS], med, p99;
+  for (int k = 0; k < STREAM_RUNS; k++)
+    if ((v[k] = stream_once(awake)) < 0) return -1;
+  stats_med_p99(v, STREAM_RUNS, &med, &p99);
+  return med;
+}

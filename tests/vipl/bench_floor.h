@@ -10,4 +10,8 @@ double floor_memcpy_mbs(void);
  * process spins; otherwise the product's wait strategy. -1 on failure. */
 double floor_relay_us(bool awake);
 
+/* The streaming floor of SOVIA's shape: 32 KiB messages copied five times through a
+ * 3-process relay (bench_floor.c), MB/s (median of 5 runs of 128 MiB); awake as above. */
+double floor_stream_mbs(bool awake);
+
 #endif
