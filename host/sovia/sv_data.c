@@ -64,12 +64,23 @@ static bool user_sent(void *arg) {
   return c->user_out == 0 || c->err || c->st == SV_CLOSED;
 }
 
-/* A free data slot, waiting if blocking: its index, or -errno. */
+static bool slot_or_credit(void *arg) {
+  struct sv_conn *c = arg;
+  return c->credit > 0 || slot_or_error(arg);
+}
+
+/* A free data slot, waiting if blocking: its index, or -errno. Out of credits, it waits for
+ * the peer's ACK alone: a slot our own completions free meanwhile could take a copy but not
+ * go, and waking for each one cost more than the copy (a wake-up per 32 KB message). */
 static int take_slot(struct sv_conn *c, bool nonblock) {
   if (!c->nsfree) {
     sv_progress(c);
     if (!c->nsfree && nonblock) return conn_broken(c) ? -EPIPE : -EAGAIN;
-    if (!c->nsfree && sv_wait_intr(slot_or_error, c, 0) == -EINTR && !c->nsfree) return -EINTR;
+    while (!c->nsfree && !conn_broken(c)) {
+      bool acks = c->hello && c->credit == 0;
+      int r = acks ? sv_wait_rx(slot_or_credit, c, 0) : sv_wait_intr(slot_or_error, c, 0);
+      if (r == -EINTR && !c->nsfree) return -EINTR;
+    }
   }
   if (conn_broken(c)) return c->err ? -c->err : -EPIPE;
   return (int)c->sfree[--c->nsfree];
