@@ -39,53 +39,75 @@ struct relay {
   _Atomic uint32_t stop;
 };
 
+/* Bumps a sequence word and wakes its sleeper, if one announced itself. */
+static void bump(_Atomic uint32_t *seq, _Atomic uint32_t *sleeping) {
+  atomic_fetch_add(seq, 1);
+  if (atomic_load(sleeping)) futex_wake(seq);
+}
+
 static void post(struct hop *h, const uint8_t *d) {
   memcpy(h->data, d, sizeof h->data);
-  atomic_fetch_add(&h->seq, 1);
-  if (atomic_load(&h->sleeping)) futex_wake(&h->seq);
+  bump(&h->seq, &h->sleeping);
 }
 
-static void ring_relay(struct relay *r) {
-  atomic_fetch_add(&r->relay_seq, 1);
-  if (atomic_load(&r->relay_sleeping)) futex_wake(&r->relay_seq);
-}
+static void ring_relay(struct relay *r) { bump(&r->relay_seq, &r->relay_sleeping); }
 
-/* A host waits until h->seq differs from seen: at once to sleep, or spinning (awake). */
-static void host_wait(struct hop *h, uint32_t seen, bool awake) {
-  for (unsigned i = 1; atomic_load(&h->seq) == seen; i++) {
+/* A host waits until *seq differs from seen: at once to sleep, or spinning (awake). */
+static void seq_wait(_Atomic uint32_t *seq, _Atomic uint32_t *sleeping, uint32_t seen, bool awake) {
+  for (unsigned i = 1; atomic_load(seq) == seen; i++) {
     if (awake) {
       wait_relax();
       if (i % 256 == 0) sched_yield(); /* three spinners share two CPUs */
       continue;
     }
-    atomic_store(&h->sleeping, 1);
-    if (atomic_load(&h->seq) == seen) futex_wait(&h->seq, seen, 50000000);
-    atomic_store(&h->sleeping, 0);
+    atomic_store(sleeping, 1);
+    if (atomic_load(seq) == seen) futex_wait(seq, seen, 50000000);
+    atomic_store(sleeping, 0);
+  }
+}
+
+static void host_wait(struct hop *h, uint32_t seen, bool awake) {
+  seq_wait(&h->seq, &h->sleeping, seen, awake);
+}
+
+/* The relay waits for its doorbell to move from db (or stop): spinning WAIT_NICD_SPIN_NS,
+ * then asleep, as nicd does; awake, spinning only. */
+static void doorbell_wait(_Atomic uint32_t *seq, _Atomic uint32_t *sleeping,
+                          const _Atomic uint32_t *stop, uint32_t db, bool awake) {
+  uint64_t t0 = futex_now_ns();
+  for (unsigned i = 1; atomic_load(seq) == db && !atomic_load(stop); i++) {
+    wait_relax();
+    if (i % 256) continue;
+    if (awake) {
+      sched_yield();
+    } else if (futex_now_ns() - t0 >= WAIT_NICD_SPIN_NS) {
+      atomic_store(sleeping, 1);
+      if (atomic_load(seq) == db) futex_wait(seq, db, 50000000);
+      atomic_store(sleeping, 0);
+      return;
+    }
+  }
+}
+
+/* Forks the relay (k = 0) and the far host (k = 1), each running fn(arg, k, awake). */
+static void spawn(pid_t kids[2], void (*fn)(void *, int, bool), void *arg, bool awake) {
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      fn(arg, k, awake);
+      _exit(0);
+    }
   }
 }
 
 static void relay_loop(struct relay *r, bool awake) {
   uint32_t a = 0, b = 0;
-  uint64_t spin_ns = awake ? UINT64_MAX : WAIT_NICD_SPIN_NS;
   while (!atomic_load(&r->stop)) {
     uint32_t db = atomic_load(&r->relay_seq);
     bool moved = false;
     if (atomic_load(&r->a2r.seq) != a) a++, post(&r->r2b, r->a2r.data), moved = true;
     if (atomic_load(&r->b2r.seq) != b) b++, post(&r->r2a, r->b2r.data), moved = true;
-    if (moved) continue;
-    uint64_t t0 = futex_now_ns();
-    for (unsigned i = 1; atomic_load(&r->relay_seq) == db && !atomic_load(&r->stop); i++) {
-      wait_relax();
-      if (i % 256 == 0) {
-        if (awake) sched_yield();
-        else if (futex_now_ns() - t0 >= spin_ns) {
-          atomic_store(&r->relay_sleeping, 1);
-          if (atomic_load(&r->relay_seq) == db) futex_wait(&r->relay_seq, db, 50000000);
-          atomic_store(&r->relay_sleeping, 0);
-          break;
-        }
-      }
-    }
+    if (!moved) doorbell_wait(&r->relay_seq, &r->relay_sleeping, &r->stop, db, awake);
   }
 }
 
@@ -97,19 +119,18 @@ static void echo_loop(struct relay *r, bool awake) {
   }
 }
 
+static void relay_child(void *arg, int k, bool awake) {
+  if (k == 0) relay_loop(arg, awake);
+  else echo_loop(arg, awake);
+}
+
 /* RTT/2 median in microseconds, or -1. */
 static double relay_run(bool awake) {
   struct relay *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (r == MAP_FAILED) return -1;
   memset(r, 0, sizeof *r);
   pid_t kids[2];
-  for (int k = 0; k < 2; k++) {
-    kids[k] = fork();
-    if (kids[k] == 0) {
-      if (k == 0) relay_loop(r, awake); else echo_loop(r, awake);
-      _exit(0);
-    }
-  }
+  spawn(kids, relay_child, r, awake);
   double *s = malloc(sizeof(double) * FLOOR_ITERS);
   uint8_t msg[4] = {1, 2, 3, 4};
   for (uint32_t i = 0; i < FLOOR_ITERS + FLOOR_WARM; i++) {
@@ -168,31 +189,11 @@ struct stream {
   _Atomic uint32_t relay_seq, relay_sleeping, stop;
 };
 
-static void bump(_Atomic uint32_t *w, _Atomic uint32_t *sleeping) {
-  atomic_fetch_add(w, 1);
-  if (atomic_load(sleeping)) futex_wake(w);
-}
-
-/* Waits until *w differs from seen: asleep at once, or spinning (awake), as host_wait. */
-static void stream_wait(_Atomic uint32_t *w, _Atomic uint32_t *sleeping, uint32_t seen, bool awake) {
-  for (unsigned i = 1; atomic_load(w) == seen; i++) {
-    if (awake) {
-      wait_relax();
-      if (i % 256 == 0) sched_yield();
-      continue;
-    }
-    atomic_store(sleeping, 1);
-    if (atomic_load(w) == seen) futex_wait(w, seen, 50000000);
-    atomic_store(sleeping, 0);
-  }
-}
-
 /* The relay: a message moves when A has put one and B's ring has a free slot; otherwise it
  * waits on its doorbell (spinning first, or always when awake), as relay_loop. */
 static void stream_relay(struct stream *s, bool awake) {
   static uint8_t sram_a[STREAM_MSG], sram_b[STREAM_MSG];
   uint32_t taken = 0, given = 0;
-  uint64_t spin_ns = awake ? UINT64_MAX : WAIT_NICD_SPIN_NS;
   while (!atomic_load(&s->stop)) {
     uint32_t db = atomic_load(&s->relay_seq);
     if (atomic_load(&s->ab.put) != taken && given - atomic_load(&s->rb.got) < STREAM_SLOTS) {
@@ -205,26 +206,14 @@ static void stream_relay(struct stream *s, bool awake) {
       bump(&s->rb.put, &s->rb.put_sleeping);
       continue;
     }
-    uint64_t t0 = futex_now_ns();
-    for (unsigned i = 1; atomic_load(&s->relay_seq) == db && !atomic_load(&s->stop); i++) {
-      wait_relax();
-      if (i % 256) continue;
-      if (awake) {
-        sched_yield();
-      } else if (futex_now_ns() - t0 >= spin_ns) {
-        atomic_store(&s->relay_sleeping, 1);
-        if (atomic_load(&s->relay_seq) == db) futex_wait(&s->relay_seq, db, 50000000);
-        atomic_store(&s->relay_sleeping, 0);
-        break;
-      }
-    }
+    doorbell_wait(&s->relay_seq, &s->relay_sleeping, &s->stop, db, awake);
   }
 }
 
 static void stream_reader(struct stream *s, bool awake) {
   uint8_t *mine = malloc(STREAM_MSG);
   for (uint32_t got = 0; mine && got < STREAM_MSGS; got++) {
-    stream_wait(&s->rb.put, &s->rb.put_sleeping, got, awake);
+    seq_wait(&s->rb.put, &s->rb.put_sleeping, got, awake);
     memcpy(mine, s->rb.slot[got % STREAM_SLOTS], STREAM_MSG);
     atomic_fetch_add(&s->rb.got, 1);
     bump(&s->relay_seq, &s->relay_sleeping);
@@ -232,26 +221,29 @@ static void stream_reader(struct stream *s, bool awake) {
   free(mine);
 }
 
+static void stream_child(void *arg, int k, bool awake) {
+  if (k == 0) stream_relay(arg, awake);
+  else stream_reader(arg, awake);
+}
+
 /* MB/s of one run, from A's first copy to B's last; -1 on failure. */
 static double stream_once(bool awake) {
   struct stream *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (s == MAP_FAILED) return -1;
   uint8_t *mine = malloc(STREAM_MSG);
-  if (s == MAP_FAILED || !mine) return -1;
+  if (!mine) {
+    munmap(s, sizeof *s);
+    return -1;
+  }
   memset(s, 0, sizeof *s);
   memset(mine, 0x5a, STREAM_MSG);
   pid_t kids[2];
-  for (int k = 0; k < 2; k++) {
-    kids[k] = fork();
-    if (kids[k] == 0) {
-      if (k == 0) stream_relay(s, awake); else stream_reader(s, awake);
-      _exit(0);
-    }
-  }
+  spawn(kids, stream_child, s, awake);
   double t0 = stats_now_us();
   for (uint32_t put = 0; put < STREAM_MSGS; put++) {
     uint32_t got;
     while (put - (got = atomic_load(&s->ab.got)) >= STREAM_SLOTS)
-      stream_wait(&s->ab.got, &s->ab.got_sleeping, got, awake);
+      seq_wait(&s->ab.got, &s->ab.got_sleeping, got, awake);
     memcpy(s->ab.slot[put % STREAM_SLOTS], mine, STREAM_MSG);
     atomic_fetch_add(&s->ab.put, 1);
     bump(&s->relay_seq, &s->relay_sleeping);
