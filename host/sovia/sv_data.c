@@ -253,7 +253,8 @@ static size_t rb_take(struct sv_conn *c, uint8_t *out, size_t n, bool peek) {
 }
 
 bool sv_readable(struct sv_conn *c) {
-  return c->rb_len > 0 || c->nheld > 0 || c->peer_fin || c->err || c->st == SV_CLOSED || c->rd_shut;
+  return c->rb_len > 0 || c->nheld > 0 || c->peer_fin || c->err || c->st == SV_CLOSED ||
+         c->rd_shut;
 }
 
 bool sv_writable(struct sv_conn *c) {

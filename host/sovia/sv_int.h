@@ -93,8 +93,8 @@ struct sv_conn {
    * leaves of a DATA, and peeked DATA */
   uint8_t *rb;
   size_t rb_cap, rb_head, rb_len, rb_max;
-  uint8_t *ubuf;              /* a recv() waiting on the empty ring lent this buffer: DATA */
-  size_t ulen, ugot;          /* goes into it first (ugot of ulen bytes) */
+  uint8_t *ubuf;              /* a recv() lent this buffer (waiting, or taking held DATA): */
+  size_t ulen, ugot;          /* DATA goes into it first (ugot of ulen bytes) */
   VIP_DESCRIPTOR **held;
   unsigned held_head, nheld;
   size_t held_bytes;          /* payload of the held DATA */

@@ -1,13 +1,13 @@
-/* sv_proto.c: the SOVIA protocol engine, the C of esm/sovia/conn.esm (connection states,
- * close protocol) and window.esm (credits, delayed ACKs): taking completions, acting on each
- * received packet (WAKEUP, DATA, ACK, FIN, FINACK; kind and piggybacked ACK count in the
- * immediate data), re-posting the descriptor (a DATA's once it is read), sending what the
- * credits allow, and waiting. Every packet but ACK takes a credit; WAKEUP and DATA are acknowledged, explicitly
- * after T or piggybacked on the next DATA; DATA also needs room in the DATA window Wd (less
- * than W only for w = 1). DATA stays in its descriptor, unacknowledged, until a recv() takes
- * it (straight into the caller's buffer) or one waits with its buffer lent; a FIN waits
- * behind it. The sender thus runs out of credits while the application does not read, and a
- * reader copies each byte once. Called with G.mu held. */
+/* sv_proto.c: the SOVIA protocol engine, the C of esm/sovia/conn.esm (connection states, close
+ * protocol) and window.esm (credits, delayed ACKs): taking completions, acting on each received
+ * packet (WAKEUP, DATA, ACK, FIN, FINACK; kind and piggybacked ACK count in the immediate data),
+ * re-posting the descriptor (a DATA's once it is read), sending what the credits allow, and
+ * waiting. Every packet but ACK takes a credit; WAKEUP and DATA are acknowledged, explicitly
+ * after T or piggybacked on the next DATA; DATA also needs room in the DATA window Wd (less than
+ * W only for w = 1). DATA stays in its descriptor, unacknowledged, until a recv() takes it
+ * (straight into the caller's buffer) or one waits with its buffer lent; a FIN waits behind it.
+ * The sender thus runs out of credits while the application does not read, and a reader copies
+ * each byte once. Called with G.mu held. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -182,7 +182,8 @@ static void keep_held(struct sv_conn *c) {
   while (c->nheld) {
     VIP_DESCRIPTOR *d = unhold(c);
     if (d->CS.ImmediateData % SV_KINDS == SV_FIN) c->peer_fin = true;
-    else if (!c->app_closed && !c->rd_shut) sv_rx_data(c, d->DS[0].Local.Data.Address, d->CS.Length);
+    else if (!c->app_closed && !c->rd_shut)
+      sv_rx_data(c, d->DS[0].Local.Data.Address, d->CS.Length);
   }
 }
 
