@@ -16,6 +16,7 @@
 #include "vipl.h"
 
 #define SV_CHUNK    32768u      /* message chunk: the largest DATA payload (paper: 32 KB) */
+#define SV_TAIL_CHUNKS 4u       /* chunks a registered send copies at its end (sv_data.c) */
 #define SV_MAXFD    4096
 #define SV_NCTL     64u         /* control descriptors (ACK, FIN, FINACK, WAKEUP) per conn */
 #define SV_WMAX     1024

@@ -10,7 +10,7 @@
  *   backlog waits (still in progress after 1 s, as a kernel's full accept queue makes it
  *   wait), and when the listener closes it reports POLLERR and SO_ERROR ECONNREFUSED;
  * - a send buffer overwritten the moment send() returns still delivers the bytes it held
- *   (registered sends, their copied last 32 KB, a stack buffer; w = 32, w = 1, threshold 0);
+ *   (registered sends, their copied last 128 KB, a stack buffer; w = 32, w = 1, threshold 0);
  * - recv() into a buffer the engine fills directly: MSG_WAITALL across many DATA and past
  *   DATA held while the ring was full (the order kept), and a blocking MSG_PEEK that consumes
  *   nothing;
@@ -250,7 +250,8 @@ static int cli_nonblock(void *p) {
 }
 
 /* ---- the send buffer belongs to the application again when send() returns ---- */
-static const size_t reuse_sizes[] = {32768, 32769, 40000, 65536, 3000, 100000, (1u << 20) + 5, 32768};
+static const size_t reuse_sizes[] = {32768, 32769, 40000, 65536, 3000, 100000, 200000,
+                                     (1u << 20) + 5, 32768};
 #define NREUSE (sizeof reuse_sizes / sizeof reuse_sizes[0])
 #define REUSE_ROUNDS 6
 #define STACK_MSG 40000
