@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#define VECTOR_MIN 256   /* bytes: shorter chunks are summed word by word */
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -62,7 +64,7 @@ static bool have_avx2(void) {
 /* Bytes of p[0..n) summed by the vector unit into *acc (a multiple of 64, or 0); copied to d
  * on the way when d is not NULL, past the caches when `past` (d then 32-byte aligned). */
 static size_t vector_part(uint64_t *acc, uint8_t *d, const uint8_t *p, size_t n, bool past) {
-  if (n < 256 || !have_avx2()) return 0;
+  if (n < VECTOR_MIN || !have_avx2()) return 0;
   size_t m = n & ~(size_t)63;
   *acc += d ? copy_halves_avx2(d, p, m, past) : halves_avx2(p, m);
   return m;
@@ -154,7 +156,7 @@ uint16_t hw_csum_copy(void *dst, const void *src, size_t len) {
  * streams. An odd head would split the 16-bit words, so such a copy keeps the cache. */
 uint16_t hw_csum_copy_uncached(void *dst, const void *src, size_t len) {
   size_t head = (32 - ((uintptr_t)dst & 31)) & 31;
-  if (head % 2 || len < head + 256) return sum_chunk(dst, src, len, false);
+  if (head % 2 || len < head + VECTOR_MIN) return sum_chunk(dst, src, len, false);
   uint16_t a = sum_chunk(dst, src, head, false);
   return hw_csum_add(a, sum_chunk((uint8_t *)dst + head, (const uint8_t *)src + head, len - head,
                                   true));

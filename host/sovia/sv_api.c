@@ -296,7 +296,7 @@ int sovia_nread(int fd) {
     goto out;
   }
   sv_progress(s->c);
-  size_t pending = s->c->rb_len + s->c->held_bytes;
+  size_t pending = sv_rx_pending(s->c);
   ret = pending > 0x7fffffff ? 0x7fffffff : (int)pending;
 out:
   sv_unlock();

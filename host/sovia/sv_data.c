@@ -133,7 +133,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
 /* The copied tail of a registered request: its last SV_TAIL_CHUNKS chunks (at most Wd) when
  * the DATA window lets them be in flight behind the registered chunks, none for w = 1. They
  * keep the link busy while send() returns and the next one registers: with one copied chunk
- * a 128 KB send (iperf3's) drained the window at every call, 1.4-1.8 GB/s against 3.0-3.3
+ * a 128 KB send (iperf3's) drained the window at every call, 1.2-1.8 GB/s against 2.2-3.3
  * with four; 1 MiB sends measured the same either way. */
 static size_t reg_tail(const struct sv_conn *c, size_t n) {
   if (!c->hello || c->Wd < 2) return 0;

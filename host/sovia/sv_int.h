@@ -98,7 +98,6 @@ struct sv_conn {
   size_t ulen, ugot;          /* DATA goes into it first (ugot of ulen bytes) */
   VIP_DESCRIPTOR **held;
   unsigned held_head, nheld;
-  size_t held_bytes;          /* payload of the held DATA */
   uint64_t rx_bytes, tx_bytes;
   uint64_t last_check;        /* last VI state check (dead peer detection) */
   struct sockaddr_in local, peer;
@@ -225,6 +224,7 @@ void sv_fail(struct sv_conn *c, int err);
 /* Takes held packets, oldest first, while they may go: a FIN, DATA after close or SHUT_RD,
  * DATA into a waiting recv()'s lent buffer, and `force` more DATA (into the ring). */
 void sv_rx_release(struct sv_conn *c, unsigned force);
+size_t sv_rx_pending(const struct sv_conn *c);   /* bytes received, not read: ring and held */
 /* Waits (lock held, released while sleeping) until pred(arg) or the deadline (0: none):
  * 0, -ETIMEDOUT. */
 int sv_wait(bool (*pred)(void *), void *arg, uint64_t deadline_ns);

@@ -139,25 +139,34 @@ static void take_fin(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   else if (c->st == SV_FIN_WAIT2) c->st = SV_TIME_WAIT;
 }
 
+static bool is_fin(const VIP_DESCRIPTOR *d) { return d->CS.ImmediateData % SV_KINDS == SV_FIN; }
+
 static void hold(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   c->held[(c->held_head + c->nheld) % c->nr] = d;   /* at most nr descriptors exist */
   c->nheld++;
-  if (d->CS.ImmediateData % SV_KINDS == SV_DATA) c->held_bytes += d->CS.Length;
 }
 
 static VIP_DESCRIPTOR *unhold(struct sv_conn *c) {
   VIP_DESCRIPTOR *d = c->held[c->held_head];
   c->held_head = (c->held_head + 1) % c->nr;
   c->nheld--;
-  if (d->CS.ImmediateData % SV_KINDS == SV_DATA) c->held_bytes -= d->CS.Length;
   return d;
+}
+
+size_t sv_rx_pending(const struct sv_conn *c) {
+  size_t n = c->rb_len;
+  for (unsigned i = 0; i < c->nheld; i++) {
+    const VIP_DESCRIPTOR *d = c->held[(c->held_head + i) % c->nr];
+    if (!is_fin(d)) n += d->CS.Length;
+  }
+  return n;
 }
 
 /* Whether the oldest held packet may be taken now: a FIN always, DATA after close or SHUT_RD
  * (dropped, acknowledged), into a recv()'s lent buffer while it has room, or when `force`
  * asks for it; what does not fit the lent buffer must fit the ring. */
 static bool may_take(struct sv_conn *c, const VIP_DESCRIPTOR *d, bool force) {
-  if (d->CS.ImmediateData % SV_KINDS == SV_FIN || c->app_closed || c->rd_shut) return true;
+  if (is_fin(d) || c->app_closed || c->rd_shut) return true;
   bool lent = c->ubuf && c->ugot < c->ulen;
   if (!lent && !force) return false;
   size_t room = lent ? c->ulen - c->ugot : 0, len = d->CS.Length;
@@ -171,7 +180,7 @@ void sv_rx_release(struct sv_conn *c, unsigned force) {
     if (!may_take(c, d, forced)) return;
     if (forced) force--;
     unhold(c);
-    if (d->CS.ImmediateData % SV_KINDS == SV_FIN) take_fin(c, d);
+    if (is_fin(d)) take_fin(c, d);
     else take_data(c, d);
   }
 }
@@ -181,7 +190,7 @@ void sv_rx_release(struct sv_conn *c, unsigned force) {
 static void keep_held(struct sv_conn *c) {
   while (c->nheld) {
     VIP_DESCRIPTOR *d = unhold(c);
-    if (d->CS.ImmediateData % SV_KINDS == SV_FIN) c->peer_fin = true;
+    if (is_fin(d)) c->peer_fin = true;
     else if (!c->app_closed && !c->rd_shut)
       sv_rx_data(c, d->DS[0].Local.Data.Address, d->CS.Length);
   }
