@@ -2,9 +2,9 @@
  * - w = 1 (the paper's SOVIA_BASE): at most one DATA unacknowledged (SOVIA_SO_INFLIGHT_MAX),
  *   the stream intact; w = 32 does run ahead;
  * - a receiver that does not read stops a non-blocking sender (EAGAIN) after the window (its
- *   DATA wait in their descriptors), not after everything it sent; the stream then arrives
- *   intact; a peer killed after sending: what arrived and was not read yet is read whole,
- *   then ECONNRESET;
+ *   DATA wait in their descriptors, and FIONREAD counts them), not after everything it sent;
+ *   the stream then arrives intact; a peer killed after sending: what arrived and was not
+ *   read yet is counted by FIONREAD and read whole, then ECONNRESET;
  * - non-blocking connect: EINPROGRESS, not writable and EAGAIN while connecting, POLLOUT and
  *   SO_ERROR 0 once connected, connect() again: 0 then EISCONN; a connection beyond a full
  *   backlog waits (still in progress after 1 s, as a kernel's full accept queue makes it
@@ -151,6 +151,11 @@ static int srv_late_reader(void *p) {
   int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
   if (s < 0) return 10;
   sleep(2);                   /* the client fills what SOVIA lets it */
+  int pending = sovia_nread(s);   /* the held DATA (16 KB writes: DATA of 16 KB or more) */
+  if (pending < 16384) {
+    fprintf(stderr, "  FIONREAD with the window held: %d\n", pending);
+    return 12;
+  }
   if (recv_stream(s, x->n, 4, true)) return 11;
   sovia_close(s);
   sovia_close(l);
@@ -352,6 +357,7 @@ static int srv_keep(void *p) {
   int l = listen_on(x->port), s = sovia_accept(l, NULL, NULL);
   if (s < 0) return 10;
   sleep(1);                   /* the client sends, then is killed: its DATA wait unread */
+  if (sovia_nread(s) != KEEP_BYTES) return 13;   /* FIONREAD counts them */
   if (recv_stream(s, KEEP_BYTES, 5, false)) return 11;
   char b;
   if (sovia_recv(s, &b, 1, 0) != -1 || errno != ECONNRESET) return 12;
@@ -472,8 +478,8 @@ int main(void) {
 
   struct sem keep = {port++, 0, 0, 0};
   CHECK(run_pair(srv_keep, cli_keep, &keep, 60),
-        "a peer killed after sending: its bytes, unread when the connection broke, are read "
-        "whole, then ECONNRESET");
+        "a peer killed after sending: its bytes, unread when the connection broke, are counted "
+        "by FIONREAD and read whole, then ECONNRESET");
 
   struct sem full = {port++, 0, 0, 0};
   CHECK(run_pair(srv_full, cli_full, &full, 60),
