@@ -305,6 +305,7 @@ static int sovia_drop(int fd) {
 }
 
 int close(int fd) {
+  if (sovia_vfork_child()) return PL_CALL(close)(fd);
   if (pl_sov(fd)) return sovia_drop(fd);
   if (pl_udp(fd)) return pl_udp_close(fd);
   if (fd >= 0 && fd < PMAXFD && pl_tab[fd].ep) pl_epoll_free(fd);
@@ -437,13 +438,14 @@ int dup(int oldfd) {
   return dup_done(oldfd, PL_CALL(dup)(oldfd));
 }
 int dup2(int oldfd, int newfd) {
-  if (oldfd == newfd) return PL_CALL(dup2)(oldfd, newfd);
+  if (oldfd == newfd || sovia_vfork_child()) return PL_CALL(dup2)(oldfd, newfd);
   if (pl_udp(newfd)) pl_udp_close(newfd);
   if (pl_sov(oldfd)) return pl_unsupported("dup2", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (pl_sov(newfd)) sovia_drop(newfd);
   return dup_done(oldfd, PL_CALL(dup2)(oldfd, newfd));
 }
 int dup3(int oldfd, int newfd, int flags) {
+  if (sovia_vfork_child()) return PL_CALL(dup3)(oldfd, newfd, flags);
   if (oldfd != newfd && pl_udp(newfd)) pl_udp_close(newfd);
   if (pl_sov(oldfd)) return pl_unsupported("dup3", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
@@ -456,6 +458,7 @@ int dup3(int oldfd, int newfd, int flags) {
  * syscall(SYS_close) and syscall(SYS_close_range) come here too (preload_mmsg.c): libuv, so
  * node, closes that way. */
 static void close_ours(unsigned first, unsigned last) {
+  if (sovia_vfork_child()) return;
   for (unsigned fd = first; fd <= last && fd < PMAXFD; fd++)
     if (pl_sov((int)fd) || pl_udp((int)fd)) close((int)fd);
 }

@@ -41,6 +41,7 @@ static bool wraps(int sig, const struct sigaction *a) {
 }
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  if (sovia_vfork_child()) return PL_CALL(sigaction)(sig, act, old);   /* the table is the parent's */
   struct sigaction prev_user = sig > 0 && sig < NSIG ? user[sig] : (struct sigaction){0};
   struct sigaction mine;
   const struct sigaction *give = act;

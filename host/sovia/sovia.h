@@ -36,6 +36,14 @@ ssize_t sovia_recv(int fd, void *buf, size_t n, int flags);
 ssize_t sovia_read(int fd, void *buf, size_t n);
 ssize_t sovia_write(int fd, const void *buf, size_t n);
 int sovia_close(int fd);
+/* What a kernel does for TCP at a process's end: every open socket closed, each close
+ * finished (queued data sent, FINs crossed) within SOVIA_LINGER_MS (default 5000). Runs at
+ * exit(); the shim calls it from _exit too. Nothing in a vfork child, nothing twice. */
+void sovia_exit_finish(void);
+/* Whether this is the child of a vfork (or of a clone without fork's handlers) before its
+ * exec: it shares its parent's memory, so SOVIA's state is the parent's and the calls that
+ * change it (close, dup2 onto a socket, sigaction, exit) must leave it to the kernel. */
+int sovia_vfork_child(void);
 int sovia_shutdown(int fd, int how);
 int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
 int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len);

@@ -7,10 +7,13 @@
  * once it is in). It sleeps on a condition variable until the next combining deadline (200 us
  * steps while an orphan or such data needs progress), is woken by sv_closer_kick (not for a
  * combining slot it will look at in time anyway), and exits after a second without work
- * (not at once: combining would start a thread per small send). At exit, the process closes
- * its sockets and finishes every close (at most SOVIA_LINGER_MS, default 5000) as a kernel
- * would after the last close. */
+ * (not at once: combining would start a thread per small send). At exit (and at _exit
+ * through the shim), the process closes its sockets and finishes every close (at most
+ * SOVIA_LINGER_MS, default 5000) as a kernel would after the last close; a timer kills the
+ * process if that ever takes a second longer. */
 #define _GNU_SOURCE
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,15 +130,32 @@ static bool all_closed(void *arg) {
   return true;
 }
 
-static void at_exit(void) {
-  /* exit() from a signal handler that interrupted a SOVIA call of this thread: its state is
+/* A bound on the whole of it: a process can end from a signal handler that interrupted
+ * code holding a lock SOVIA also needs (malloc's); it must still end. */
+#define EXIT_SLACK_MS 1000
+
+static bool end_bound(timer_t *t, uint64_t ms) {
+  struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGKILL};
+  struct itimerspec its = {.it_value = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L}};
+  if (timer_create(CLOCK_MONOTONIC, &ev, t) != 0) return false;
+  if (timer_settime(*t, 0, &its, NULL) == 0) return true;
+  timer_delete(*t);
+  return false;
+}
+
+void sovia_exit_finish(void) {
+  static atomic_bool done;
+  if (sovia_vfork_child() || atomic_exchange(&done, true)) return;   /* its parent's, not its */
+  /* The end from a signal handler that interrupted a SOVIA call of this thread: its state is
    * half-changed and its lock this thread's. Nothing is closed in order; nicd breaks the
    * connections once the process is gone, so the peers still learn of it. */
   if (sv_lock_mine()) return;
-  for (int fd = 0; fd < SV_MAXFD; fd++)
-    if (G.socks[fd]) sovia_close(fd);
   const char *l = getenv("SOVIA_LINGER_MS");
   uint64_t ms = l && *l ? strtoull(l, NULL, 10) : 5000;
+  timer_t bound;
+  bool armed = end_bound(&bound, ms + EXIT_SLACK_MS);
+  for (int fd = 0; fd < SV_MAXFD; fd++)
+    if (G.socks[fd]) sovia_close(fd);
   sv_lock();
   if (G.ready) sv_wait(all_closed, NULL, sv_now_ns() + ms * 1000000ull);
   closer_stop = true;       /* the close thread must not run on into the rest of exit */
@@ -148,6 +168,7 @@ static void at_exit(void) {
   }
   if (G.ready) sv_conn_pool_drain();
   sv_unlock();
+  if (armed) timer_delete(bound);
 }
 
-__attribute__((constructor)) static void sv_register_exit(void) { atexit(at_exit); }
+__attribute__((constructor)) static void sv_register_exit(void) { atexit(sovia_exit_finish); }

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,19 +37,19 @@ void sovia_set_fd_hook(void (*closed)(int fd)) {
 
 static bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
-static void holder_add(struct sv_shared *sh, int pid) {
-  for (int i = 0; i < SV_HOLDERS; i++)
-    if (atomic_load(&sh->holder[i]) == pid) return;
-  for (int i = 0; i < SV_HOLDERS; i++) {
-    int h = atomic_load(&sh->holder[i]);
-    if ((h == 0 || !alive(h)) && atomic_compare_exchange_strong(&sh->holder[i], &h, pid)) return;
+static void holder_add(_Atomic int *holder, int n, int pid) {
+  for (int i = 0; i < n; i++)
+    if (atomic_load(&holder[i]) == pid) return;
+  for (int i = 0; i < n; i++) {
+    int h = atomic_load(&holder[i]);
+    if ((h == 0 || !alive(h)) && atomic_compare_exchange_strong(&holder[i], &h, pid)) return;
   }
 }
 
-static void holder_del(struct sv_shared *sh, int pid) {
-  for (int i = 0; i < SV_HOLDERS; i++) {
+static void holder_del(_Atomic int *holder, int n, int pid) {
+  for (int i = 0; i < n; i++) {
     int h = pid;
-    atomic_compare_exchange_strong(&sh->holder[i], &h, 0);
+    atomic_compare_exchange_strong(&holder[i], &h, 0);
   }
 }
 
@@ -59,6 +60,35 @@ static bool others_hold(struct sv_shared *sh, int pid) {
     if (h && h != pid && alive(h)) return true;
   }
   return false;
+}
+
+/* Whether pid still maps the page named mapname (after an exec it does not); a map this
+ * process may not read (another user's) counts as mapped. */
+static bool maps_page(int pid, const char *mapname) {
+  char path[64], line[512];
+  snprintf(path, sizeof path, "/proc/%d/maps", pid);
+  FILE *f = fopen(path, "re");
+  if (!f) return true;
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f)) found = strstr(line, mapname) != NULL;
+  fclose(f);
+  return found;
+}
+
+void sv_lhold(struct sv_lshared *sh) { holder_add(sh->holder, SV_LHOLDERS, getpid()); }
+void sv_lunhold(struct sv_lshared *sh) { holder_del(sh->holder, SV_LHOLDERS, getpid()); }
+
+int sv_lheir(struct sv_lshared *sh, const char *mapname) {
+  int me = getpid();
+  sv_lunhold(sh);
+  for (int waited = 0;; waited++) {
+    for (int i = 0; i < SV_LHOLDERS; i++) {
+      int h = atomic_load(&sh->holder[i]);
+      if (h && h != me && alive(h) && maps_page(h, mapname)) return h;
+    }
+    if (atomic_load(&sh->unborn) <= 0 || waited >= 100) return 0;
+    usleep(1000);
+  }
 }
 
 bool sv_usable(struct sv_conn *c) { return !c->legacy || atomic_load(&c->sh->owner) == getpid(); }
@@ -108,7 +138,7 @@ bool sv_claim(struct sv_conn *c) {
 int sv_release(struct sv_conn *c) {
   if (!c->legacy) return 0;
   int me = getpid(), owner = atomic_load(&c->sh->owner);
-  holder_del(c->sh, me);
+  holder_del(c->sh->holder, SV_HOLDERS, me);
   if (owner == me) return 0;
   if (owner == 0 && !others_hold(c->sh, me)) {
     int z = 0;
@@ -138,6 +168,10 @@ void sv_conn_forget(struct sv_conn *c) {
 /* A fork from a signal handler that interrupted a SOVIA call of this thread (sv_lock_mine):
  * nothing is prepared; the child goes on with the interrupted call, as the parent does. */
 static bool unprepared;
+/* This process, as the fork handlers saw it last: a vfork child runs none of them. */
+static int self_pid;
+
+int sovia_vfork_child(void) { return getpid() != self_pid; }
 
 static void prepare(void) {
   if (sv_lock_mine()) {
@@ -150,7 +184,10 @@ static void prepare(void) {
   /* Listeners: the threads stop; each process starts its own at its next accept or poll, so
    * that a process that never accepts again (nginx's master) takes no connection. */
   for (int fd = 0; fd < SV_MAXFD; fd++)
-    if (G.socks[fd] && G.socks[fd]->kind == SV_LISTEN) sv_listen_pause(G.socks[fd]->l);
+    if (G.socks[fd] && G.socks[fd]->kind == SV_LISTEN) {
+      sv_listen_pause(G.socks[fd]->l);
+      atomic_fetch_add(&G.socks[fd]->l->sh->unborn, 1);
+    }
   for (struct sv_conn *c = G.conns; c; c = c->next) {
     if (c->legacy && atomic_load(&c->sh->owner) != me) continue;   /* not ours to hand on */
     c->legacy = true;
@@ -158,7 +195,7 @@ static void prepare(void) {
      * first user (the backlog: the first process to accept, as from a kernel socket's queue) */
     bool keep = c->orphan;
     atomic_store(&c->sh->owner, keep ? me : 0);
-    holder_add(c->sh, me);
+    holder_add(c->sh->holder, SV_HOLDERS, me);
     c->handed = !keep;
     if (!keep) atomic_fetch_add(&c->sh->unborn, 1);
   }
@@ -187,9 +224,12 @@ static void parent(void) {
 /* The backlog stays: its connections go to whichever process accepts them first. */
 static void child_listener(struct sv_listener *l) {
   l->thr_started = l->stop = l->thr_done = false;
+  sv_lhold(l->sh);
+  atomic_fetch_sub(&l->sh->unborn, 1);
 }
 
 static void child(void) {
+  self_pid = getpid();
   if (unprepared) {
     unprepared = false;
     return;
@@ -225,7 +265,7 @@ static void child(void) {
     nx = c->next;
     if (c->handed) {
       c->handed = false;
-      if (atomic_load(&c->sh->owner) == 0) holder_add(c->sh, me);
+      if (atomic_load(&c->sh->owner) == 0) holder_add(c->sh->holder, SV_HOLDERS, me);
       atomic_fetch_sub(&c->sh->unborn, 1);
     }
     if (c->orphan) sv_conn_forget(c);   /* the parent's close thread finishes it */
@@ -234,5 +274,6 @@ static void child(void) {
 }
 
 __attribute__((constructor)) static void sv_fork_register(void) {
+  self_pid = getpid();
   pthread_atfork(prepare, parent, child);
 }

@@ -119,6 +119,14 @@ struct sv_shared {
   _Atomic int unborn;         /* children forked whose handler has not yet added them */
 };
 
+/* Per listener, in a page the processes of a fork share (a memfd named mapname, so that a
+ * holder that has since exec'd is told from one that still listens: sv_fork.c, sv_heir). */
+#define SV_LHOLDERS 1000
+struct sv_lshared {
+  _Atomic int unborn;         /* children forked whose handler has not yet added them */
+  _Atomic int holder[SV_LHOLDERS];
+};
+
 struct sv_listener {
   unsigned node, port;
   unsigned backlog;           /* connections the thread accepts ahead of accept() */
@@ -135,7 +143,8 @@ struct sv_listener {
                                * VipConnectWait: a stop needs no stopper request */
   bool stopper_sent;          /* a stop sent one: the thread takes it from VipConnectWait */
   bool abandoned;             /* closed while its thread could not be woken: the thread frees */
-  int creator;                /* pid that listened: it alone removes the registry entry */
+  struct sv_lshared *sh;      /* the processes holding a copy (fork) */
+  char mapname[48];
   unsigned evseq;
   char regpath[256];
   struct sv_cfg cfg;
@@ -283,6 +292,12 @@ void sv_conn_forget(struct sv_conn *c);  /* drop this process's copy, no NIC cal
 /* close(2) of a SOVIA descriptor: the fd hook is told first, so that the shim, which also
  * sees syscall(SYS_close), takes it for a kernel descriptor and only passes it on. */
 void sv_sys_close(int fd);
+/* A listener's holders: this process holds a copy (listen, a fork's child) or lets it go;
+ * sv_lheir lets it go and names another live holder that still maps the page (children whose
+ * fork handler has not run yet are given 100 ms), or 0. */
+void sv_lhold(struct sv_lshared *sh);
+void sv_lunhold(struct sv_lshared *sh);
+int sv_lheir(struct sv_lshared *sh, const char *mapname);
 
 /* sv_listen.c */
 void sv_listen_run(struct sv_listener *l);   /* starts the connection thread if not yet */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,30 +37,52 @@ static void reg_path(unsigned node, unsigned port, char *out, size_t cap) {
   sv_run_path(f, out, cap);
 }
 
-int sv_listener_alive(unsigned node, unsigned port) {
-  char p[256], buf[32] = {0};
-  reg_path(node, port, p, sizeof p);
-  int fd = open(p, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == EACCES;   /* there, of a user whose files we may not read */
+/* The pid a registry entry names: 0 if there is none, -1 if it is another user's we may
+ * not read. */
+static int reg_pid(const char *path) {
+  char buf[32] = {0};
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == EACCES ? -1 : 0;
   ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
-  if (n <= 0) return 0;
-  pid_t pid = (pid_t)atoi(buf);
-  return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+  return n > 0 ? atoi(buf) : 0;
+}
+
+static bool pid_alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+int sv_listener_alive(unsigned node, unsigned port) {
+  char p[256];
+  reg_path(node, port, p, sizeof p);
+  int pid = reg_pid(p);
+  return pid < 0 || pid_alive(pid);
+}
+
+/* Writes pid into a new entry fd and closes it; other users' connect() reads it, whatever
+ * this process's umask. */
+static bool put_pid(int fd, int pid) {
+  char b[32];
+  fchmod(fd, 0644);
+  int n = snprintf(b, sizeof b, "%d\n", pid);
+  bool ok = write(fd, b, (size_t)n) == n;
+  close(fd);
+  return ok;
+}
+
+/* The entry names pid from now on: written aside, then renamed over it. */
+static int reg_hand(const struct sv_listener *l, int pid) {
+  char tmp[300];
+  snprintf(tmp, sizeof tmp, "%s.%d", l->regpath, (int)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0 && put_pid(fd, pid) && rename(tmp, l->regpath) == 0) return 0;
+  unlink(tmp);
+  return -1;
 }
 
 static int reg_claim(struct sv_listener *l) {
   reg_path(l->node, l->port, l->regpath, sizeof l->regpath);
   for (int tries = 0; tries < 2; tries++) {
     int fd = open(l->regpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      fchmod(fd, 0644);   /* other users' connect() reads it, whatever this process's umask */
-      char b[32];
-      int n = snprintf(b, sizeof b, "%d\n", (int)getpid());
-      int ok = write(fd, b, (size_t)n) == n;
-      close(fd);
-      return ok ? 0 : -EIO;
-    }
+    if (fd >= 0) return put_pid(fd, (int)getpid()) ? 0 : -EIO;
     if (errno != EEXIST) return -errno;
     if (sv_listener_alive(l->node, l->port)) return -EADDRINUSE;
     unlink(l->regpath);   /* left by a dead process */
@@ -94,14 +117,34 @@ static bool wait_room(struct sv_listener *l) {
   return go;
 }
 
-/* The listener's creator closed it while its backlog was full: the requests still waiting are
- * refused. */
+/* The listener, closed by its last holder while its backlog was full: the requests still
+ * waiting are refused. */
 static void refuse_waiting(struct netaddr *local) {
   struct netaddr remote;
   VIP_CONN_HANDLE ch;
   VIP_VI_ATTRIBUTES ra;
   while (VipConnectWait(G.nic, &local->a, 20, &remote.a, &ra, &ch) == VIP_SUCCESS)
     VipConnectReject(ch);
+}
+
+/* The page a fork shares between the copies of a listener (sv_lshared), a memfd whose name is
+ * unique on the machine (pid and a count; the dot ends it for the maps search). */
+static struct sv_lshared *lshared_new(char *name, size_t cap) {
+  static unsigned count;
+  snprintf(name, cap, "sovia-lsn-%d-%u.", (int)getpid(), count++);
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) return NULL;
+  void *p = MAP_FAILED;
+  if (ftruncate(fd, sizeof(struct sv_lshared)) == 0)
+    p = mmap(NULL, sizeof(struct sv_lshared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void listener_free(struct sv_listener *l) {
+  if (l->sh) munmap(l->sh, sizeof *l->sh);
+  free(l->q);
+  free(l);
 }
 
 static void *conn_thread(void *arg) {
@@ -111,8 +154,8 @@ static void *conn_thread(void *arg) {
   int fails = 0;
   for (;;) {
     if (!wait_room(l)) {
-      sv_lock();   /* its creator closed it (another process's copy may still accept) */
-      bool refuse = l->closing && l->creator == (int)getpid();
+      sv_lock();   /* closed here: refused unless another process's copy lives on */
+      bool refuse = l->closing && !sv_listener_alive(l->node, l->port);
       sv_unlock();
       if (refuse) refuse_waiting(&local);
       break;
@@ -138,7 +181,7 @@ static void *conn_thread(void *arg) {
       if (stop && pid == (int)getpid()) break;
       continue;              /* another process's listener is stopping: it tries again */
     }
-    if (closing && l->creator != (int)getpid() && sv_listener_alive(l->node, l->port)) {
+    if (closing && sv_listener_alive(l->node, l->port)) {
       if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: passes a request on (closing)\n", (int)getpid());
       VipxConnectPass(ch);   /* the listener lives on in other processes: one of them takes it */
       break;
@@ -182,10 +225,7 @@ static void *conn_thread(void *arg) {
   l->thr_done = true;
   l->evseq++;
   sv_notify();               /* a dead listener is readable with an error: sleepers look */
-  if (l->abandoned) {        /* closed while this thread could not be woken */
-    free(l->q);
-    free(l);
-  }
+  if (l->abandoned) listener_free(l);   /* closed while this thread could not be woken */
   sv_unlock();
   return NULL;
 }
@@ -194,6 +234,9 @@ bool sv_listen_dead(struct sv_listener *l) { return l->thr_started && l->thr_don
 
 void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
+  /* a copy from a fork whose registrant ended without closing (SIGKILL): this one lists it */
+  if (!sv_listener_alive(l->node, l->port) && reg_hand(l, (int)getpid()) == 0 && getenv("SOVIA_DEBUG"))
+    fprintf(stderr, "sovia %d: lists port %u again\n", (int)getpid(), l->port);
   l->thr_done = l->dead_told = false;
   l->stopper_sent = false;
   l->thr_started = lnic_thread_start(&l->thr, false, conn_thread, l) == 0;
@@ -210,8 +253,8 @@ int sv_listen_start(struct sv_sock *s, int backlog) {
   l->qcap = 2 * SV_BACKLOG_MAX;
   l->q = calloc(l->qcap, sizeof *l->q);
   l->cfg = s->cfg;
-  l->creator = (int)getpid();
-  int rc = l->q ? 0 : -ENOMEM;
+  l->sh = lshared_new(l->mapname, sizeof l->mapname);
+  int rc = l->q && l->sh ? 0 : -ENOMEM;
   if (!rc && !l->port) {   /* an ephemeral port */
     for (int i = 0; i < 16000; i++) {
       l->port = G.next_port++;
@@ -223,10 +266,10 @@ int sv_listen_start(struct sv_sock *s, int backlog) {
     rc = reg_claim(l);
   }
   if (rc) {
-    free(l->q);
-    free(l);
+    listener_free(l);
     return rc;
   }
+  sv_lhold(l->sh);
   s->l = l;
   sv_listen_run(l);          /* as with TCP, connect() completes before accept() */
   return 0;
@@ -316,10 +359,16 @@ void sv_listen_pause(struct sv_listener *l) {
 
 /* Closes this process's copy of a listener: the backlog is closed, the connection thread
  * stopped; one that cannot be woken is left to free the listener when a request reaches it,
- * and close() returns at once. Only the process that listened removes the registry entry. */
+ * and close() returns at once. The process the registry entry names hands it to another live
+ * copy (a daemon's child after its parent's exit), or removes it if there is none. */
 void sv_listen_stop(struct sv_listener *l) {
   l->stop = l->closing = true;
-  if (l->creator == (int)getpid()) unlink(l->regpath);
+  if (reg_pid(l->regpath) == (int)getpid()) {
+    int heir = sv_lheir(l->sh, l->mapname);
+    if (!heir || reg_hand(l, heir) != 0) unlink(l->regpath);
+  } else {
+    sv_lunhold(l->sh);
+  }
   while (l->qn) {
     struct sv_conn *c = l->q[l->qh];
     l->qh = (l->qh + 1) % l->qcap;
@@ -332,6 +381,5 @@ void sv_listen_stop(struct sv_listener *l) {
     pthread_detach(l->thr);
     return;
   }
-  free(l->q);
-  free(l);
+  listener_free(l);
 }

@@ -19,6 +19,10 @@ $(SHIM_SEM): $(B)/san/tests/sovia_apps/shim_sem.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $< -lpthread -o $@
 
+# A process's end as its peers see it (_exit, a vfork child, a daemon's fork, a forking
+# server, nginx as a daemon): what it sent arrives whole, then end of file.
+TESTS     += tests/sovia_apps/shim_end.sh
+
 # The same programs on the firmware deployed onto LANai (nicd --lanai, the instruction-set
 # simulator): about 35 s; not in `make test`, whose on-LANai suites cover the SOVIA paths.
 .PHONY: test-apps-lanai
