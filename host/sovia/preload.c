@@ -109,14 +109,13 @@ bool pl_ip_local(uint32_t ip_be) {
   return ip == 0 || (ip >> 24) == 127;
 }
 
-static bool cfg_loaded;
 static uint8_t port_bits[PL_PORT_BYTES];
 static uint32_t hosts_ip[NAMING_ENTRIES_MAX]; /* network order */
 static unsigned nhosts;
 
-static void cfg_load(void) {
-  if (cfg_loaded) return;
-  cfg_loaded = true;
+/* Once per process, whichever thread comes first; the others wait for it (threads that
+ * connect at once took the half-read table for empty and went to the kernel: ENETUNREACH). */
+static void cfg_read(void) {
   pl_ports_parse("SOVIA_PRELOAD_PORTS", port_bits);
   char path[512], err[NAMING_ERR_LEN];
   struct naming_hosts h;
@@ -128,6 +127,11 @@ static void cfg_load(void) {
     if (inet_pton(AF_INET, h.e[i].name, &ia) == 1) hosts_ip[nhosts++] = ia.s_addr;
   }
   if (rc == 0) naming_hosts_free(&h);
+}
+
+static void cfg_load(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, cfg_read);
 }
 
 static bool port_on(unsigned port) {

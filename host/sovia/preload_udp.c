@@ -59,14 +59,11 @@ static bool notifier_on;
 
 /* ---- configuration: $SOVIA_PRELOAD_UDP_PORTS and the hosts file ---- */
 
-static bool cfg_done;
 static uint8_t port_bits[PL_PORT_BYTES];
 static struct { uint32_t ip; uint16_t node; } hosts[NAMING_ENTRIES_MAX];
 static unsigned nhosts;
 
-static void cfg_load(void) {
-  if (cfg_done) return;
-  cfg_done = true;
+static void cfg_read(void) {
   pl_ports_parse("SOVIA_PRELOAD_UDP_PORTS", port_bits);
   char path[512], err[NAMING_ERR_LEN];
   struct naming_hosts h;
@@ -79,6 +76,12 @@ static void cfg_load(void) {
     }
   }
   naming_hosts_free(&h);
+}
+
+/* Once, whichever thread comes first (as the stream side's, preload.c). */
+static void cfg_load(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, cfg_read);
 }
 
 static bool port_on(unsigned port) { return pl_port_in(port_bits, port); }

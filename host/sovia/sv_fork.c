@@ -78,6 +78,15 @@ static bool maps_page(int pid, const char *mapname) {
 void sv_lhold(struct sv_lshared *sh) { holder_add(sh->holder, SV_LHOLDERS, getpid()); }
 void sv_lunhold(struct sv_lshared *sh) { holder_del(sh->holder, SV_LHOLDERS, getpid()); }
 
+bool sv_lshared_live(struct sv_lshared *sh) {
+  int me = getpid();
+  for (int i = 0; i < SV_LHOLDERS; i++) {
+    int h = atomic_load(&sh->holder[i]);
+    if (h && h != me && alive(h)) return true;
+  }
+  return false;
+}
+
 int sv_lheir(struct sv_lshared *sh, const char *mapname) {
   int me = getpid();
   sv_lunhold(sh);
@@ -186,6 +195,7 @@ static void prepare(void) {
   for (int fd = 0; fd < SV_MAXFD; fd++)
     if (G.socks[fd] && G.socks[fd]->kind == SV_LISTEN) {
       sv_listen_pause(G.socks[fd]->l);
+      sv_backlog_settle(G.socks[fd]->l);
       atomic_fetch_add(&G.socks[fd]->l->sh->unborn, 1);
     }
   for (struct sv_conn *c = G.conns; c; c = c->next) {

@@ -108,6 +108,9 @@ struct sv_conn {
    * never through a completion queue, and only by the process that claimed it (sh->owner) */
   bool legacy;
   bool handed;                /* between prepare and the child's handler: counted in sh->unborn */
+  /* A request a listener shared with other processes took, not yet accepted: it is at
+   * accept() (else a closing copy could not give it to the others: sv_listen.c) */
+  VIP_CONN_HANDLE pending;
   struct sv_shared *sh;       /* in the registered (so shared) memory */
 };
 
@@ -297,6 +300,7 @@ void sv_sys_close(int fd);
  * fork handler has not run yet are given 100 ms), or 0. */
 void sv_lhold(struct sv_lshared *sh);
 void sv_lunhold(struct sv_lshared *sh);
+bool sv_lshared_live(struct sv_lshared *sh);   /* another live process holds a copy */
 int sv_lheir(struct sv_lshared *sh, const char *mapname);
 
 /* sv_listen.c */
@@ -311,5 +315,8 @@ int sv_listener_alive(unsigned node, unsigned port);   /* 1 if someone listens t
  * for this process (those another process accepted are dropped), and taking one (NULL: none). */
 bool sv_backlog_ready(struct sv_listener *l);
 struct sv_conn *sv_backlog_take(struct sv_listener *l);
+/* At a fork: the requests taken but not accepted are accepted now, and so shared with the
+ * child as any connection in the backlog. */
+void sv_backlog_settle(struct sv_listener *l);
 
 #endif

@@ -147,6 +147,28 @@ static void listener_free(struct sv_listener *l) {
   free(l);
 }
 
+/* A request taken for a shared listener, accepted now (G.mu held: nicd answers at once). */
+static bool accept_pending(struct sv_conn *c) {
+  VIP_CONN_HANDLE ch = c->pending;
+  c->pending = NULL;
+  if (VipConnectAccept(ch, c->vi) != VIP_SUCCESS) {   /* the client gave up meanwhile */
+    sv_conn_free(c);
+    return false;
+  }
+  sv_conn_link(c);
+  sv_conn_established(c);
+  return true;
+}
+
+/* A request taken, not accepted: back to nicd for the other copies, or refused if the
+ * listener lives nowhere else. */
+static void give_back(struct sv_listener *l, struct sv_conn *c) {
+  if (sv_listener_alive(l->node, l->port)) VipxConnectPass(c->pending);
+  else VipConnectReject(c->pending);
+  c->pending = NULL;
+  sv_conn_free(c);
+}
+
 static void *conn_thread(void *arg) {
   struct sv_listener *l = arg;
   struct netaddr local, remote;
@@ -201,9 +223,12 @@ static void *conn_thread(void *arg) {
       VipConnectReject(ch);
       continue;
     }
-    r = VipConnectAccept(ch, c->vi);
+    /* Shared with other processes: the request waits for this one's accept(), so that a copy
+     * closed meanwhile (a worker recycled) gives it to them instead of dropping it. */
+    bool defer = sv_lshared_live(l->sh);
+    if (!defer) r = VipConnectAccept(ch, c->vi);
     sv_lock();
-    if (r != VIP_SUCCESS) {
+    if (!defer && r != VIP_SUCCESS) {
       sv_conn_free(c);
       sv_unlock();
       continue;
@@ -213,8 +238,17 @@ static void *conn_thread(void *arg) {
     if (remote.a.DiscriminatorLen == 4) rport = ((unsigned)rb[4] << 8) | rb[5];
     sv_addr_of_node(rnode, rport, &c->peer);
     sv_addr_of_node(l->node, l->port, &c->local);
-    sv_conn_link(c);
-    sv_conn_established(c);
+    if (defer) {
+      c->pending = ch;
+      if (l->closing) {      /* closed while this thread took it: nobody here will accept */
+        give_back(l, c);
+        sv_unlock();
+        break;
+      }
+    } else {
+      sv_conn_link(c);
+      sv_conn_established(c);
+    }
     l->q[(l->qh + l->qn) % l->qcap] = c;
     l->qn++;
     l->evseq++;
@@ -346,10 +380,23 @@ struct sv_conn *sv_backlog_take(struct sv_listener *l) {
     struct sv_conn *c = l->q[l->qh];
     l->qh = (l->qh + 1) % l->qcap;
     l->qn--;
+    if (c->pending) {
+      if (accept_pending(c)) return c;
+      continue;
+    }
     if (sv_claim_quiet(c)) return c;
     drop_theirs(c);
   }
   return NULL;
+}
+
+void sv_backlog_settle(struct sv_listener *l) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < l->qn; i++) {
+    struct sv_conn *c = l->q[(l->qh + i) % l->qcap];
+    if (!c->pending || accept_pending(c)) l->q[(l->qh + k++) % l->qcap] = c;
+  }
+  l->qn = k;
 }
 
 void sv_listen_pause(struct sv_listener *l) {
@@ -373,7 +420,8 @@ void sv_listen_stop(struct sv_listener *l) {
     struct sv_conn *c = l->q[l->qh];
     l->qh = (l->qh + 1) % l->qcap;
     l->qn--;
-    if (sv_release(c)) sv_conn_forget(c);   /* shared by a fork: the others may accept it */
+    if (c->pending) give_back(l, c);
+    else if (sv_release(c)) sv_conn_forget(c);   /* shared by a fork: the others may accept it */
     else sv_conn_close(c);
   }
   if (!thread_stop(l)) {

@@ -14,8 +14,15 @@ sockets programs have it, run under the SOVIA shim by shim_end.sh.
                                       "hello I"
   shim_end.py forking PORT FILE N     socketserver.ForkingTCPServer (children end with
                                       os._exit) sending FILE to each of N connections
+  shim_end.py prefork PORT W K        a prefork server: the parent listens and keeps W worker
+                                      processes, each accepting K connections (answering each
+                                      line in capitals) and then exiting, replaced at once (a
+                                      worker recycled, as Apache's MaxConnectionsPerChild does)
   shim_end.py get HOST PORT           connect, read to the end: prints "EOF <bytes> <sha256>"
                                       or "ERR <errno name> <bytes>"
+  shim_end.py burst HOST PORT N P     N connections, P at a time, each sending "hello I" and
+                                      reading the answer: prints "ANSWERED <n>" and the first
+                                      failures
 """
 import errno
 import hashlib
@@ -25,6 +32,7 @@ import socket
 import socketserver
 import subprocess
 import sys
+import threading
 
 
 def listener(port):
@@ -93,6 +101,57 @@ def forking(port, path, n):
             srv.handle_request()
 
 
+def prefork(port, workers, per_child):
+    s = listener(port)
+
+    def spawn_worker():
+        if os.fork() == 0:
+            for _ in range(per_child):
+                c, _ = s.accept()
+                c.sendall(c.recv(100).upper())
+                c.close()
+            os._exit(0)
+
+    for _ in range(workers):
+        spawn_worker()
+    while True:
+        os.wait()
+        spawn_worker()
+
+
+def burst(host, port, n, par):
+    answered, errors, lock = [0], [], threading.Lock()
+    todo = iter(range(n))
+
+    def client():
+        while True:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            want = b"HELLO %d" % i
+            try:
+                with socket.create_connection((host, port), timeout=20) as c:
+                    c.sendall(b"hello %d" % i)
+                    got = c.recv(100)
+                ok = got == want
+                why = repr(got)
+            except OSError as e:
+                ok, why = False, errno.errorcode.get(e.errno, str(e))
+            with lock:
+                if ok:
+                    answered[0] += 1
+                elif len(errors) < 5:
+                    errors.append("%d: %s" % (i, why))
+
+    threads = [threading.Thread(target=client) for _ in range(par)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("ANSWERED", answered[0], " ".join(errors))
+
+
 def get(host, port):
     c = socket.create_connection((host, port))
     h, n = hashlib.sha256(), 0
@@ -118,8 +177,12 @@ def main():
         daemon(int(a[0]), int(a[1]), a[2])
     elif cmd == "forking":
         forking(int(a[0]), a[1], int(a[2]))
+    elif cmd == "prefork":
+        prefork(int(a[0]), int(a[1]), int(a[2]))
     elif cmd == "get":
         get(a[0], int(a[1]))
+    elif cmd == "burst":
+        burst(a[0], int(a[1]), int(a[2]), int(a[3]))
     else:
         sys.exit("unknown command " + cmd)
 

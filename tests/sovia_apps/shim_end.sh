@@ -8,7 +8,10 @@
 #   3. a daemon: listen, fork, the parent ends (exit or _exit): the child's listener stays
 #      listed and serves 3 connections;
 #   4. socketserver.ForkingTCPServer (each child ends with os._exit): 4 clients get 3 MB each;
-#   5. nginx with its default configuration (daemon on: the master forks, its parent exits):
+#   5. a prefork server whose workers exit after 5 connections each and are replaced (Apache's
+#      MaxConnectionsPerChild): 300 connections, 8 at a time, all answered (a request the
+#      leaving worker had taken goes to the others);
+#   6. nginx with its default configuration (daemon on: the master forks, its parent exits):
 #      serves a 3 MB file to curl 3 times and quits (-s quit).
 # Prints "N passed, N failed".
 set -u
@@ -78,6 +81,13 @@ stop "$bg" TERM 1
 ((stop_rc == 0)) && ok "ForkingTCPServer: exits 0 by itself after its 4 requests (children reaped)" ||
   bad "ForkingTCPServer exit: $stop_rc"
 # 5.
+port=$((base + 9))
+serve $port prefork $port 3 5 || bad "prefork server: no listener"
+got=$(SOVIA_PORTS=$port on_sovia 1 timeout 120 $PY "$END" burst 10.0.0.1 $port 300 8 2>&1 | tail -1)
+[[ $got == "ANSWERED 300 " ]] && ok "a prefork server recycling its workers every 5 connections: 300 of 300 answered" ||
+  bad "prefork server recycling its workers: $got"
+kill_tree "$bg"
+# 6.
 if command -v nginx >/dev/null && command -v curl >/dev/null; then
   port=$((base + 8))
   mkdir -p "$run/ngx/logs" "$run/www" && cp "$run/blob" "$run/www/blob"
