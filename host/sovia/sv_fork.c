@@ -63,9 +63,10 @@ static bool others_hold(struct sv_shared *sh, int pid) {
 }
 
 /* Whether pid still maps the page named mapname (after an exec it does not); a map this
- * process may not read (another user's) counts as mapped. */
+ * process may not read (another user's), or a page without a name, counts as mapped. */
 static bool maps_page(int pid, const char *mapname) {
   char path[64], line[512];
+  if (!*mapname) return true;
   snprintf(path, sizeof path, "/proc/%d/maps", pid);
   FILE *f = fopen(path, "re");
   if (!f) return true;

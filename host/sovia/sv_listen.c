@@ -128,16 +128,21 @@ static void refuse_waiting(struct netaddr *local) {
 }
 
 /* The page a fork shares between the copies of a listener (sv_lshared), a memfd whose name is
- * unique on the machine (pid and a count; the dot ends it for the maps search). */
+ * unique on the machine (pid and a count; the dot ends it for the maps search); an unnamed
+ * shared mapping where memfd_create is refused (its holders cannot be told from exec'd ones). */
 static struct sv_lshared *lshared_new(char *name, size_t cap) {
   static unsigned count;
+  size_t len = sizeof(struct sv_lshared);
   snprintf(name, cap, "sovia-lsn-%d-%u.", (int)getpid(), count++);
   int fd = memfd_create(name, MFD_CLOEXEC);
-  if (fd < 0) return NULL;
   void *p = MAP_FAILED;
-  if (ftruncate(fd, sizeof(struct sv_lshared)) == 0)
-    p = mmap(NULL, sizeof(struct sv_lshared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
+  if (fd >= 0) {
+    if (ftruncate(fd, (off_t)len) == 0) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+  } else {
+    name[0] = '\0';
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  }
   return p == MAP_FAILED ? NULL : p;
 }
 
