@@ -22,11 +22,19 @@ static struct lnic_seg *seg_list;  /* sorted by address */
 static uintptr_t seg_start(const struct lnic_seg *s) { return (uintptr_t)s->hm.base; }
 static uintptr_t seg_end(const struct lnic_seg *s) { return (uintptr_t)s->hm.base + s->hm.len; }
 
-/* A program that exits without deregistering must not leave segment names behind. Under the
- * lock: another thread (SOVIA's close thread) may still be releasing segments at exit. */
+/* A program that exits without deregistering must not leave segment names behind. Only the
+ * segments this process made (the pid in the name): the NIC maps a region's segment by its name
+ * at the region's first DMA, so a fork child that unlinked the names it inherited left its
+ * parent's memory registered before the fork, and not yet touched by the NIC, valid in the
+ * region table and out of the NIC's reach (a SOVIA server's pooled memory: the first message
+ * of its next connection was refused, PROTECTION). Their owner unlinks them at its own exit,
+ * nicd when it dies (nicd/segreap.c). Under the lock: another thread (SOVIA's close thread)
+ * may still be releasing segments at exit. */
 static void unlink_all_at_exit(void) {
+  long me = (long)getpid();
   pthread_mutex_lock(&seg_lock);
-  for (struct lnic_seg *s = seg_list; s; s = s->next) shm_unlink(s->hm.name);
+  for (struct lnic_seg *s = seg_list; s; s = s->next)
+    if (hostmem_owner(s->hm.name) == me) shm_unlink(s->hm.name);
   pthread_mutex_unlock(&seg_lock);
 }
 

@@ -9,7 +9,7 @@ TESTS     += $(VIPL_UNIT:%=$(VIPL_T)/%)
 
 # End to end: real processes over a private nicd (needs build/bin/nicd; helpers in tests/common).
 VIPL_E2E  := test_vipl_e2e test_vipl_reliable test_vipl_rdma test_vipl_reconnect test_vipl_notify \
-             test_vipl_peer test_vipl_cm_order
+             test_vipl_peer test_vipl_cm_order test_vipl_fork_seg
 TEST_BINS += $(VIPL_E2E:%=$(VIPL_T)/%)
 TESTS     += $(VIPL_E2E:%=$(VIPL_T)/%)
 $(VIPL_E2E:%=$(VIPL_T)/%): $(VIPL_T)/%: $(B)/san/tests/vipl/%.o $(NICD_RUN_OBJ_SAN) $(CHILD_OBJ_SAN) \
