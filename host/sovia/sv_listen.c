@@ -174,6 +174,16 @@ static void give_back(struct sv_listener *l, struct sv_conn *c) {
   sv_conn_free(c);
 }
 
+/* How often a waiting connection thread looks whether the process its registry entry names
+ * still lives: a fork's copy lists itself once that one was killed (nginx's master, SIGKILL),
+ * as a kernel listener lives while any process holds it. */
+#define RELIST_MS 1000
+
+static void relist(struct sv_listener *l) {
+  if (!sv_listener_alive(l->node, l->port) && reg_hand(l, (int)getpid()) == 0 && getenv("SOVIA_DEBUG"))
+    fprintf(stderr, "sovia %d: lists port %u again\n", (int)getpid(), l->port);
+}
+
 static void *conn_thread(void *arg) {
   struct sv_listener *l = arg;
   struct netaddr local, remote;
@@ -189,11 +199,13 @@ static void *conn_thread(void *arg) {
     }
     VIP_CONN_HANDLE ch;
     VIP_VI_ATTRIBUTES ra;
-    VIP_RETURN r = VipConnectWait(G.nic, &local.a, VIP_INFINITE, &remote.a, &ra, &ch);
+    VIP_RETURN r = VipConnectWait(G.nic, &local.a, RELIST_MS, &remote.a, &ra, &ch);
     sv_lock();
     bool stop = l->stop, full = l->qn >= l->qcap, closing = l->closing;
     bool gone = r != VIP_SUCCESS && sv_nic_gone();
+    if (r == VIP_TIMEOUT && !stop) relist(l);
     sv_unlock();
+    if (r == VIP_TIMEOUT) continue;   /* a stop is seen by wait_room, its stopper taken */
     if (r != VIP_SUCCESS) {
       if (getenv("SOVIA_DEBUG")) fprintf(stderr, "sovia %d: VipConnectWait: %d\n", (int)getpid(), (int)r);
       if (stop || gone || ++fails > 50) break;   /* nicd is gone */
@@ -273,9 +285,7 @@ bool sv_listen_dead(struct sv_listener *l) { return l->thr_started && l->thr_don
 
 void sv_listen_run(struct sv_listener *l) {
   if (l->thr_started || l->stop) return;
-  /* a copy from a fork whose registrant ended without closing (SIGKILL): this one lists it */
-  if (!sv_listener_alive(l->node, l->port) && reg_hand(l, (int)getpid()) == 0 && getenv("SOVIA_DEBUG"))
-    fprintf(stderr, "sovia %d: lists port %u again\n", (int)getpid(), l->port);
+  relist(l);
   l->thr_done = l->dead_told = false;
   l->stopper_sent = false;
   l->thr_started = lnic_thread_start(&l->thr, false, conn_thread, l) == 0;

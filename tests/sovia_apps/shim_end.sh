@@ -11,7 +11,10 @@
 #   5. a prefork server whose workers exit after 5 connections each and are replaced (Apache's
 #      MaxConnectionsPerChild): 300 connections, 8 at a time, all answered (a request the
 #      leaving worker had taken goes to the others);
-#   6. nginx with its default configuration (daemon on: the master forks, its parent exits):
+#   6. the parent of a prefork server SIGKILLed, its workers alive: a worker lists the port
+#      again (within a second) and 100 more connections are answered, as a kernel listener
+#      lives while any process holds it;
+#   7. nginx with its default configuration (daemon on: the master forks, its parent exits):
 #      serves a 3 MB file to curl 3 times and quits (-s quit).
 # Prints "N passed, N failed".
 set -u
@@ -88,6 +91,19 @@ got=$(SOVIA_PORTS=$port on_sovia 1 timeout 120 $PY "$END" burst 10.0.0.1 $port 3
   bad "prefork server recycling its workers: $got"
 kill_tree "$bg"
 # 6.
+port=$((base + 10))
+serve $port prefork $port 3 1000 || bad "prefork server (kill): no listener"
+got=$(SOVIA_PORTS=$port on_sovia 1 timeout 60 $PY "$END" burst 10.0.0.1 $port 20 4 2>&1 | tail -1)
+par=$(pgrep -P "$bg" -f "shim_end.py prefork")
+kill -KILL ${par:-0} 2>/dev/null
+sleep 1.5
+got2=$(SOVIA_PORTS=$port on_sovia 1 timeout 60 $PY "$END" burst 10.0.0.1 $port 100 4 2>&1 | tail -1)
+[[ $got == "ANSWERED 20 " && $got2 == "ANSWERED 100 " && -n $par ]] &&
+  ok "a prefork server's parent SIGKILLed: its workers list the port again and answer 100 of 100" ||
+  bad "prefork parent killed (${par:-not found}): before: $got; after: $got2"
+pkill -KILL -f "$END prefork $port" 2>/dev/null
+kill_tree "$bg"
+# 7.
 if command -v nginx >/dev/null && command -v curl >/dev/null; then
   port=$((base + 8))
   mkdir -p "$run/ngx/logs" "$run/www" && cp "$run/blob" "$run/www/blob"
