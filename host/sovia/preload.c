@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "naming.h"
@@ -193,6 +194,13 @@ static int to_sovia(int fd) {
   for (unsigned i = 0; i < pl_tab[fd].nopt; i++)   /* best effort: most are no-ops in SOVIA */
     sovia_setsockopt(s, pl_tab[fd].opt[i].level, pl_tab[fd].opt[i].name, &pl_tab[fd].opt[i].val,
                      sizeof(int));
+  static const int timeos[] = {SO_RCVTIMEO, SO_SNDTIMEO};   /* timevals: the kernel kept them */
+  for (unsigned i = 0; i < 2; i++) {
+    struct timeval tv;
+    socklen_t tl = sizeof tv;
+    if (PL_CALL(getsockopt)(fd, SOL_SOCKET, timeos[i], &tv, &tl) == 0 && (tv.tv_sec || tv.tv_usec))
+      sovia_setsockopt(s, SOL_SOCKET, timeos[i], &tv, sizeof tv);
+  }
   pl_tab[fd].kind = K_SOVIA;
   pl_tab[fd].sfd = s;
   return 0;

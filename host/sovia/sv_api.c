@@ -112,6 +112,7 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   struct sv_listener *l = s->l;
   sv_listen_run(l);
   struct sv_conn *c;
+  uint64_t deadline = sv_deadline(s->rcvtimeo_ns);
   while (!(c = sv_backlog_take(l))) {
     bool dead = sv_listen_dead(l);
     if (s->nonblock && !dead) FAIL(EAGAIN);
@@ -119,7 +120,9 @@ int sovia_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
       l->dead_told |= dead;
       FAIL(sv_nic_gone() ? ENETDOWN : ECONNABORTED);
     }
-    if (sv_wait_poll(backlog_ready, l, 0) == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
+    int wr = sv_wait_poll(backlog_ready, l, deadline);
+    if (wr == -EINTR && !sv_backlog_ready(l)) FAIL(EINTR);
+    if (wr == -ETIMEDOUT && !sv_backlog_ready(l)) FAIL(EAGAIN);   /* SO_RCVTIMEO */
   }
   struct sv_sock *ns;
   ret = new_sock(&ns, flags & SOCK_NONBLOCK, flags & SOCK_CLOEXEC);

@@ -69,17 +69,19 @@ static bool slot_or_credit(void *arg) {
   return c->credit > 0 || slot_or_error(arg);
 }
 
-/* A free data slot, waiting if blocking: its index, or -errno. Out of credits, it waits for
- * the peer's ACK alone: a slot our own completions free meanwhile could take a copy but not
- * go, and waking for each one cost more than the copy (a wake-up per 32 KB message). */
-static int take_slot(struct sv_conn *c, bool nonblock) {
+/* A free data slot, waiting if blocking (until deadline, if not 0: then -EAGAIN, as a
+ * SO_SNDTIMEO ends a send): its index, or -errno. Out of credits, it waits for the peer's
+ * ACK alone: a slot our own completions free meanwhile could take a copy but not go, and
+ * waking for each one cost more than the copy (a wake-up per 32 KB message). */
+static int take_slot(struct sv_conn *c, bool nonblock, uint64_t deadline) {
   if (!c->nsfree) {
     sv_progress(c);
     if (!c->nsfree && nonblock) return conn_broken(c) ? -EPIPE : -EAGAIN;
     while (!c->nsfree && !conn_broken(c)) {
       bool acks = c->hello && c->credit == 0;
-      int r = acks ? sv_wait_rx(slot_or_credit, c, 0) : sv_wait_intr(slot_or_error, c, 0);
+      int r = acks ? sv_wait_rx(slot_or_credit, c, deadline) : sv_wait_intr(slot_or_error, c, deadline);
       if (r == -EINTR && !c->nsfree) return -EINTR;
+      if (r == -ETIMEDOUT && !c->nsfree) return -EAGAIN;
     }
   }
   if (conn_broken(c)) return c->err ? -c->err : -EPIPE;
@@ -92,6 +94,7 @@ static int take_slot(struct sv_conn *c, bool nonblock) {
  * when its timer expires, when full, before a larger send, or on recv(). */
 static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) {
   struct sv_conn *c = s->c;
+  uint64_t deadline = sv_deadline(s->sndtimeo_ns);
   bool combine = s->cfg.combine && n <= s->cfg.copy_threshold && n < SV_CHUNK;
   size_t done = 0;
   while (done < n) {
@@ -107,7 +110,7 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     }
     sv_comb_flush(c);
     sv_pump(c);
-    int i = take_slot(c, nonblock);
+    int i = take_slot(c, nonblock, deadline);
     if (i < 0) {
       if (done) break;
       errno = -i;
@@ -127,6 +130,9 @@ static ssize_t send_copy(struct sv_sock *s, const uint8_t *buf, size_t n, bool n
     }
   }
   sv_pump(c);
+  /* queued before the peer's WAKEUP: the close thread sends it once that is in, whatever
+   * this process does next (it may sleep, or wait on something else) */
+  if (c->sq_len && !c->hello) sv_closer_kick();
   return (ssize_t)done;
 }
 
@@ -151,7 +157,7 @@ static ssize_t send_reg(struct sv_sock *s, const uint8_t *buf, size_t n) {
   int err = 0;
   while (done < head) {
     size_t piece = head - done < SV_CHUNK ? head - done : SV_CHUNK;
-    int i = take_slot(c, false);
+    int i = take_slot(c, false, 0);
     if (i < 0) {
       err = -i;
       break;
@@ -192,7 +198,8 @@ ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) 
     return -1;
   }
   if (n == 0) return 0;
-  if (nonblock || n <= s->cfg.copy_threshold) return send_copy(s, buf, n, nonblock);
+  /* a registered send returns only once the NIC has read the buffer: none under a timeout */
+  if (nonblock || n <= s->cfg.copy_threshold || s->sndtimeo_ns) return send_copy(s, buf, n, nonblock);
   ssize_t total = 0;
   while ((size_t)total < n) {   /* register at most 64 MB at a time */
     size_t part = n - (size_t)total > (64u << 20) ? (64u << 20) : n - (size_t)total;
@@ -293,6 +300,7 @@ static bool readable_pred(void *arg) {
 
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock) {
   struct sv_conn *c = s->c;
+  uint64_t deadline = sv_deadline(s->rcvtimeo_ns);
   if (c->comb >= 0) sv_comb_flush(c);    /* a reply is awaited: what we combined must go */
   size_t got = 0;
   sv_progress(NULL);
@@ -324,15 +332,15 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
       c->ulen = n - got;
       c->ugot = 0;
     }
-    int wr = sv_wait_rx(readable_pred, &w, 0);
+    int wr = sv_wait_rx(readable_pred, &w, deadline);
     if (w.lent) {
       got += c->ugot;
       c->ubuf = NULL;
       if (got == n || (got && !(flags & MSG_WAITALL))) return (ssize_t)got;
     }
-    if (wr == -EINTR && !sv_readable(c)) {
+    if ((wr == -EINTR || wr == -ETIMEDOUT) && !sv_readable(c)) {
       if (got) return (ssize_t)got;
-      errno = EINTR;
+      errno = wr == -EINTR ? EINTR : EAGAIN;   /* SO_RCVTIMEO: as the kernel, EAGAIN */
       return -1;
     }
   }

@@ -163,6 +163,8 @@ struct sv_sock {
   bool bound;
   bool connect_told;          /* connect() has reported success (a second one: EISCONN) */
   int so_error;               /* a non-blocking connect's failure, for SO_ERROR */
+  uint64_t rcvtimeo_ns, sndtimeo_ns;   /* SO_RCVTIMEO (recv, accept), SO_SNDTIMEO; 0: none */
+  unsigned flagopts;          /* SO_REUSEADDR, SO_KEEPALIVE, SO_REUSEPORT as set: read back */
   struct sockaddr_in local;
   struct sv_cfg cfg;
   struct sv_conn *c;
@@ -249,6 +251,8 @@ int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
 /* sv_wait_intr looking every millisecond: for a condition another thread brings about
  * without a completion (the connection thread filling a listener's backlog). */
 int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline_ns);
+/* The deadline of a blocking call under a SO_RCVTIMEO/SO_SNDTIMEO of ns (0: none, so 0). */
+uint64_t sv_deadline(uint64_t ns);
 /* Signals the application handled so far: every one (all), or those whose handler has no
  * SA_RESTART (what ends a blocking accept, recv or send; poll and its kin end at any). */
 unsigned sv_signals(bool all);

@@ -407,6 +407,8 @@ int sv_wait_intr(bool (*pred)(void *), void *arg, uint64_t deadline) {
 int sv_wait_rx(bool (*pred)(void *), void *arg, uint64_t deadline) {
   return wait_any(pred, arg, deadline, true, false, SLICE_MS, true);
 }
+uint64_t sv_deadline(uint64_t ns) { return ns ? sv_now_ns() + ns : 0; }
+
 int sv_wait_poll(bool (*pred)(void *), void *arg, uint64_t deadline) {
   return wait_any(pred, arg, deadline, true, true, 1, false);
 }

@@ -3,20 +3,48 @@
  * most DATA seen in flight (read only). IPPROTO_TCP TCP_NODELAY switches combining off (and
  * sends what is combined). SOL_SOCKET: SO_ERROR (a failed non-blocking connect, once; then a
  * broken connection's error), SO_TYPE, SO_ACCEPTCONN, SO_RCVBUF (the receive ring's bound);
- * SO_REUSEADDR, SO_KEEPALIVE, SO_SNDBUF, SO_LINGER are accepted and have no effect
- * (documented in README.md); IPPROTO_TCP TCP_INFO and TCP_MAXSEG answer in TCP's terms. */
+ * SO_RCVTIMEO and SO_SNDTIMEO (blocking recv and accept, send, end with EAGAIN);
+ * SO_REUSEADDR, SO_KEEPALIVE, SO_REUSEPORT (read back as set), SO_SNDBUF, SO_LINGER are
+ * accepted and have no effect (documented in README.md); IPPROTO_TCP TCP_INFO and TCP_MAXSEG
+ * answer in TCP's terms. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "sv_int.h"
+
+static bool is_timeo(int level, int name) {
+  return level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO);
+}
+
+static unsigned flag_bit(int level, int name) {
+  if (level != SOL_SOCKET) return 0;
+  return name == SO_REUSEADDR ? 1u : name == SO_KEEPALIVE ? 2u : name == SO_REUSEPORT ? 4u : 0u;
+}
+
+/* A timeout as the kernel takes it: a struct timeval, 0 for none; EDOM when out of range. */
+static int timeo_set(struct sv_sock *s, int name, const void *val, socklen_t len) {
+  struct timeval tv;
+  if (!val || len < (socklen_t)sizeof tv) return EINVAL;
+  memcpy(&tv, val, sizeof tv);
+  if (tv.tv_usec < 0 || tv.tv_usec >= 1000000) return EDOM;
+  uint64_t ns = tv.tv_sec < 0 ? 0 : (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+  *(name == SO_RCVTIMEO ? &s->rcvtimeo_ns : &s->sndtimeo_ns) = ns;
+  return 0;
+}
 
 int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
   int ret = 0, v = 0;
   sv_lock();
   struct sv_sock *s = sv_sock_get(fd);
   if (!s) { errno = EBADF; ret = -1; goto out; }
+  if (is_timeo(level, name)) {
+    int e = timeo_set(s, name, val, len);
+    if (e) { errno = e; ret = -1; }
+    goto out;
+  }
   if (!val || len < (socklen_t)sizeof(int)) {
     if (level == SOL_SOCKET && (name == SO_LINGER) && val) goto out;
     errno = EINVAL;
@@ -59,9 +87,10 @@ int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len
     if (v < 0) { errno = EINVAL; ret = -1; goto out; }
     s->cfg.rcvbuf = (unsigned)v < 65536 ? 65536 : (unsigned)v;
     if (s->c) s->c->rb_max = s->cfg.rcvbuf;   /* shrinking: the ring drains to it */
-  } else if (level == SOL_SOCKET &&
-             (name == SO_REUSEADDR || name == SO_KEEPALIVE ||
-              name == SO_SNDBUF || name == SO_LINGER || name == SO_REUSEPORT)) {
+  } else if (flag_bit(level, name)) {
+    if (v) s->flagopts |= flag_bit(level, name);   /* no effect; read back as set */
+    else s->flagopts &= ~flag_bit(level, name);
+  } else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_LINGER)) {
     /* accepted, no effect */
   } else if (level == IPPROTO_TCP || level == SOL_SOCKET || level == IPPROTO_IP ||
              level == IPPROTO_IPV6) {
@@ -112,6 +141,13 @@ int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
     *len = n;
     goto out;
   }
+  if (is_timeo(level, name) && val && len && *len >= (socklen_t)sizeof(struct timeval)) {
+    uint64_t ns = name == SO_RCVTIMEO ? s->rcvtimeo_ns : s->sndtimeo_ns;
+    struct timeval tv = {(time_t)(ns / 1000000000ull), (suseconds_t)(ns % 1000000000ull / 1000)};
+    memcpy(val, &tv, sizeof tv);
+    *len = sizeof tv;
+    goto out;
+  }
   if (!val || !len || *len < (socklen_t)sizeof(int)) { errno = EINVAL; ret = -1; goto out; }
   if (level == SOL_SOVIA) {
     switch (name) {
@@ -129,9 +165,8 @@ int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
     v = SV_CHUNK;
   } else if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
     v = 0;                     /* a SOVIA listener takes IPv4 and IPv4-mapped peers alike */
-  } else if (level == SOL_SOCKET && (name == SO_REUSEADDR || name == SO_KEEPALIVE ||
-                                     name == SO_REUSEPORT)) {
-    v = 0;
+  } else if (flag_bit(level, name)) {
+    v = (s->flagopts & flag_bit(level, name)) != 0;
   } else if (level == SOL_SOCKET && name == SO_ERROR) {
     if (s->so_error) {
       v = s->so_error;

@@ -14,6 +14,11 @@
  * - recv() into a buffer the engine fills directly: MSG_WAITALL across many DATA and past
  *   DATA held while the ring was full (the order kept), and a blocking MSG_PEEK that consumes
  *   nothing;
+ * - SO_RCVTIMEO and SO_SNDTIMEO (read back as set): accept and recv end with EAGAIN after
+ *   about the timeout and then take what comes; a send to a peer that does not read returns
+ *   what it queued (or EAGAIN) after its timeout instead of blocking, and the peer reads
+ *   exactly that; a byte sent right after connect, before the peer's WAKEUP, leaves while
+ *   its sender sleeps;
  * - combining: a small send nothing follows goes out when its timer (1 ms) expires, whether
  *   the close thread is asleep for long or already due to look (it is not woken then); one on
  *   an idle connection leaves at once (as with Nagle's algorithm), whatever the timer.
@@ -26,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hostif.h"
@@ -379,6 +386,75 @@ static int cli_keep(void *p) {
   return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? 0 : 32;
 }
 
+/* ---- SO_RCVTIMEO / SO_SNDTIMEO ---- */
+static uint64_t ms_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static int set_timeo(int s, int name, long ms) {
+  struct timeval tv = {ms / 1000, (ms % 1000) * 1000}, back;
+  socklen_t len = sizeof back;
+  if (sovia_setsockopt(s, SOL_SOCKET, name, &tv, sizeof tv)) return -1;
+  if (sovia_getsockopt(s, SOL_SOCKET, name, &back, &len)) return -1;
+  return back.tv_sec == tv.tv_sec && back.tv_usec == tv.tv_usec ? 0 : -1;
+}
+
+/* A call that timed out: -1 with EAGAIN after 150 ms to 2 s (a 200 ms timeout). */
+static bool timed_out(ssize_t r, uint64_t t0) {
+  uint64_t el = ms_now() - t0;
+  return r == -1 && errno == EAGAIN && el >= 150 && el < 2000;
+}
+
+#define TIMEO_SEND (8u << 20)
+
+static int srv_timeo(void *p) {
+  struct sem *x = p;
+  int l = listen_on(x->port);
+  if (l < 0 || set_timeo(l, SO_RCVTIMEO, 200)) return 10;
+  uint64_t t0 = ms_now();
+  if (!timed_out(sovia_accept(l, NULL, NULL), t0)) return 11;   /* the client comes at 600 ms */
+  int s;
+  while ((s = sovia_accept(l, NULL, NULL)) < 0)
+    if (errno != EAGAIN || ms_now() - t0 > 5000) return 12;
+  if (set_timeo(s, SO_RCVTIMEO, 200)) return 13;
+  char b;
+  t0 = ms_now();
+  if (!timed_out(sovia_recv(s, &b, 1, 0), t0)) return 14;   /* its byte comes after 1 s */
+  ssize_t r;
+  while ((r = sovia_recv(s, &b, 1, 0)) != 1)   /* sent before our WAKEUP was in: it leaves */
+    if (r != -1 || errno != EAGAIN || ms_now() - t0 > 3000) return 15;   /* though its sender sleeps */
+  if (set_timeo(s, SO_SNDTIMEO, 200)) return 16;
+  static uint8_t big[TIMEO_SEND];
+  t0 = ms_now();
+  r = sovia_send(s, big, sizeof big, 0);   /* the client reads nothing */
+  uint64_t el = ms_now() - t0;
+  printf("  SO_SNDTIMEO 200 ms: send of %u bytes returned %zd after %llu ms\n", TIMEO_SEND, r,
+         (unsigned long long)el);
+  if (!((r > 0 && (size_t)r < sizeof big) || (r == -1 && errno == EAGAIN)) || el >= 3000) return 17;
+  sovia_close(s);
+  sovia_close(l);
+  return 0;
+}
+
+static int cli_timeo(void *p) {
+  struct sem *x = p;
+  usleep(600000);
+  int s = connect_to(x->port);
+  if (s < 0) return 30;
+  sleep(1);
+  if (sovia_send(s, "x", 1, 0) != 1) return 31;
+  sleep(4);                   /* reads nothing while the server's send times out */
+  static char b[1 << 16];
+  size_t got = 0;
+  ssize_t k;
+  while ((k = sovia_recv(s, b, sizeof b, 0)) > 0) got += (size_t)k;   /* what the send queued */
+  if (k != 0 || got == 0 || got >= TIMEO_SEND) return 32;
+  sovia_close(s);
+  return 0;
+}
+
 /* ---- issue 16: a listener's close() with the NIC's VI table full ---- */
 #define VI_CONNS ((int)HOSTIF_NVI - 1)
 
@@ -480,6 +556,10 @@ int main(void) {
   CHECK(run_pair(srv_keep, cli_keep, &keep, 60),
         "a peer killed after sending: its bytes, unread when the connection broke, are counted "
         "by FIONREAD and read whole, then ECONNRESET");
+
+  struct sem timeo = {port++, 0, 0, 0};
+  CHECK(run_pair(srv_timeo, cli_timeo, &timeo, 60),
+        "SO_RCVTIMEO ends accept and recv with EAGAIN, SO_SNDTIMEO a send to a peer not reading");
 
   struct sem full = {port++, 0, 0, 0};
   CHECK(run_pair(srv_full, cli_full, &full, 60),
