@@ -218,7 +218,10 @@ int sovia_close(int fd) {
   if (s->kind == SV_LISTEN) sv_listen_stop(s->l);
   else if (s->kind == SV_CONNECTING_SOCK) sv_connect_abandon(s);
   else if (s->kind == SV_CONN && s->c && sv_release(s->c)) sv_conn_forget(s->c);
-  else if (s->kind == SV_CONN && s->c) sv_conn_close(s->c);
+  else if (s->kind == SV_CONN && s->c) {
+    s->c->reset_wanted |= s->linger0;
+    sv_conn_close(s->c);
+  }
   free(s);
   sv_sys_close(fd);
 out:

@@ -115,6 +115,7 @@ void sv_closer_comb(uint64_t deadline, uint64_t period_ns) {
 }
 
 void sv_conn_close(struct sv_conn *c) {
+  if (sv_rx_pending(c)) c->reset_wanted = true;   /* closed with data unread: TCP resets */
   c->app_closed = true;
   c->orphan = true;
   c->fin_wanted = true;

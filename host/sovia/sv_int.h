@@ -77,6 +77,10 @@ struct sv_conn {
   bool wakeup_acked;          /* the first acknowledgement came: unacked counts DATA only */
   unsigned inflight_max;      /* the most DATA ever unacknowledged (SOVIA_SO_INFLIGHT_MAX) */
   bool finack_owed, fin_wanted, app_closed, peer_fin, rd_shut;
+  /* ends with a reset (the VI disconnected: ECONNRESET at the peer), not a FIN, once what
+   * was queued is acknowledged: closed with data unread, DATA arriving after the close, or
+   * SO_LINGER {1, 0}, where TCP resets (it also drops what was queued; this sends it first) */
+  bool reset_wanted;
   int err;                    /* errno once the connection broke (0 while fine) */
   /* send side */
   unsigned *sfree, nsfree;    /* free data slots */
@@ -162,6 +166,7 @@ struct sv_sock {
   bool nonblock;
   bool bound;
   bool connect_told;          /* connect() has reported success (a second one: EISCONN) */
+  bool linger0;               /* SO_LINGER {1, 0}: close resets */
   int so_error;               /* a non-blocking connect's failure, for SO_ERROR */
   uint64_t rcvtimeo_ns, sndtimeo_ns;   /* SO_RCVTIMEO (recv, accept), SO_SNDTIMEO; 0: none */
   unsigned flagopts;          /* SO_REUSEADDR, SO_KEEPALIVE, SO_REUSEPORT as set: read back */

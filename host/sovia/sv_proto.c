@@ -123,6 +123,7 @@ static void took_acks(struct sv_conn *c, unsigned acks) {
 static void take_data(struct sv_conn *c, VIP_DESCRIPTOR *d) {
   uint32_t len = d->CS.Length;
   if (!c->app_closed && !c->rd_shut) sv_rx_data(c, d->DS[0].Local.Data.Address, len);
+  if (c->app_closed && len) c->reset_wanted = true;   /* nobody will read it: say so */
   c->rx_bytes += len;
   sv_conn_repost(c, d);
   c->dack++;
@@ -281,6 +282,11 @@ static void post_data(struct sv_conn *c) {
 
 void sv_pump(struct sv_conn *c) {
   if (c->st == SV_CONNECTING || c->st == SV_CLOSED || !c->hello) return;
+  if (c->reset_wanted && c->comb < 0 && !sv_data_in_flight(c)) {
+    c->st = SV_CLOSED;        /* sv_conn_free disconnects the VI: the peer's reset */
+    c->evseq++;
+    return;
+  }
   if (c->finack_owed && c->credit > 0 &&
       (c->st == SV_CLOSE_WAIT || c->st == SV_CLOSING || c->st == SV_TIME_WAIT)) {
     if (sv_post_ctl(c, SV_FINACK, 0, NULL, 0) == 0) {
@@ -291,7 +297,8 @@ void sv_pump(struct sv_conn *c) {
   if (c->comb >= 0 && sv_now_ns() >= c->comb_deadline) sv_comb_flush(c);
   if ((c->st == SV_NORMAL || c->st == SV_CLOSE_WAIT) && !c->finack_owed)
     while (c->sq_len && c->credit > 0 && c->unacked < c->Wd && c->st != SV_CLOSED) post_data(c);
-  if (c->fin_wanted && !c->sq_len && c->comb < 0 && c->credit > 0 && !c->finack_owed &&
+  if (c->fin_wanted && !c->reset_wanted && !c->sq_len && c->comb < 0 && c->credit > 0 &&
+      !c->finack_owed &&
       (c->st == SV_NORMAL || c->st == SV_CLOSE_WAIT)) {
     if (sv_post_ctl(c, SV_FIN, 0, NULL, 0) == 0) {
       c->credit--;

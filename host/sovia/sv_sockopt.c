@@ -4,8 +4,8 @@
  * sends what is combined). SOL_SOCKET: SO_ERROR (a failed non-blocking connect, once; then a
  * broken connection's error), SO_TYPE, SO_ACCEPTCONN, SO_RCVBUF (the receive ring's bound);
  * SO_RCVTIMEO and SO_SNDTIMEO (blocking recv and accept, send, end with EAGAIN);
- * SO_REUSEADDR, SO_KEEPALIVE, SO_REUSEPORT (read back as set), SO_SNDBUF, SO_LINGER are
- * accepted and have no effect (documented in README.md); IPPROTO_TCP TCP_INFO and TCP_MAXSEG
+ * SO_LINGER {1, 0} (close resets); SO_REUSEADDR, SO_KEEPALIVE, SO_REUSEPORT (read back as
+ * set), SO_SNDBUF and other lingers are accepted and have no effect (documented in README.md); IPPROTO_TCP TCP_INFO and TCP_MAXSEG
  * answer in TCP's terms. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,8 +45,14 @@ int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len
     if (e) { errno = e; ret = -1; }
     goto out;
   }
+  if (level == SOL_SOCKET && name == SO_LINGER) {
+    struct linger lg;
+    if (!val || len < (socklen_t)sizeof lg) { errno = EINVAL; ret = -1; goto out; }
+    memcpy(&lg, val, sizeof lg);
+    s->linger0 = lg.l_onoff && lg.l_linger == 0;
+    goto out;
+  }
   if (!val || len < (socklen_t)sizeof(int)) {
-    if (level == SOL_SOCKET && (name == SO_LINGER) && val) goto out;
     errno = EINVAL;
     ret = -1;
     goto out;
@@ -90,7 +96,7 @@ int sovia_setsockopt(int fd, int level, int name, const void *val, socklen_t len
   } else if (flag_bit(level, name)) {
     if (v) s->flagopts |= flag_bit(level, name);   /* no effect; read back as set */
     else s->flagopts &= ~flag_bit(level, name);
-  } else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_LINGER)) {
+  } else if (level == SOL_SOCKET && name == SO_SNDBUF) {
     /* accepted, no effect */
   } else if (level == IPPROTO_TCP || level == SOL_SOCKET || level == IPPROTO_IP ||
              level == IPPROTO_IPV6) {

@@ -18,6 +18,12 @@ sockets programs have it, run under the SOVIA shim by shim_end.sh.
                                       processes, each accepting K connections (answering each
                                       line in capitals) and then exiting, replaced at once (a
                                       worker recycled, as Apache's MaxConnectionsPerChild does)
+  shim_end.py unread PORT             accept one connection, close it without reading what came
+  shim_end.py linger0 PORT            accept one connection, send "bye", close with SO_LINGER
+                                      {1, 0}
+  shim_end.py pushy HOST PORT         connect, send a line, then read: prints "RECV <result>",
+                                      then send for at most 3 s: "SEND <result>" (an errno
+                                      name, or "ok" if every send succeeded)
   shim_end.py get HOST PORT           connect, read to the end: prints "EOF <bytes> <sha256>"
                                       or "ERR <errno name> <bytes>"
   shim_end.py burst HOST PORT N P     N connections, P at a time, each sending "hello I" and
@@ -30,9 +36,11 @@ import os
 import select
 import socket
 import socketserver
+import struct
 import subprocess
 import sys
 import threading
+import time
 
 
 def listener(port):
@@ -152,6 +160,42 @@ def burst(host, port, n, par):
     print("ANSWERED", answered[0], " ".join(errors))
 
 
+def unread(port):
+    c, _ = listener(port).accept()
+    time.sleep(0.5)
+    c.close()
+
+
+def linger0(port):
+    c, _ = listener(port).accept()
+    c.sendall(b"bye")
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+    time.sleep(1)
+
+
+def name(e):
+    return errno.errorcode.get(e.errno, str(e.errno))
+
+
+def pushy(host, port):
+    c = socket.create_connection((host, port))
+    c.sendall(b"nobody reads this\n")
+    time.sleep(1)
+    try:
+        print("RECV", repr(c.recv(100)))
+    except OSError as e:
+        print("RECV", name(e))
+    end, res = time.time() + 3, "ok"
+    while time.time() < end and res == "ok":
+        try:
+            c.send(b"x" * 1000)
+            time.sleep(0.01)
+        except OSError as e:
+            res = name(e)
+    print("SEND", res, flush=True)
+
+
 def get(host, port):
     c = socket.create_connection((host, port))
     h, n = hashlib.sha256(), 0
@@ -179,6 +223,12 @@ def main():
         forking(int(a[0]), a[1], int(a[2]))
     elif cmd == "prefork":
         prefork(int(a[0]), int(a[1]), int(a[2]))
+    elif cmd == "unread":
+        unread(int(a[0]))
+    elif cmd == "linger0":
+        linger0(int(a[0]))
+    elif cmd == "pushy":
+        pushy(a[0], int(a[1]))
     elif cmd == "get":
         get(a[0], int(a[1]))
     elif cmd == "burst":

@@ -14,7 +14,10 @@
 #   6. the parent of a prefork server SIGKILLed, its workers alive: a worker lists the port
 #      again (within a second) and 100 more connections are answered, as a kernel listener
 #      lives while any process holds it;
-#   7. nginx with its default configuration (daemon on: the master forks, its parent exits):
+#   7. a connection closed with data unread, or with SO_LINGER {1, 0}: the peer's next recv
+#      fails with ECONNRESET (after what was sent before the close) and its sends fail within
+#      3 s, as TCP's reset makes them (they used to succeed, the data dropped);
+#   8. nginx with its default configuration (daemon on: the master forks, its parent exits):
 #      serves a 3 MB file to curl 3 times and quits (-s quit).
 # Prints "N passed, N failed".
 set -u
@@ -29,7 +32,7 @@ for f in "$SO" build/bin/nicd; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 apps_init shim-end || { echo "0 passed, 1 failed"; exit 1; }
-base=$(free_ports 12)
+base=$(free_ports 14)
 head -c $((3 * 1024 * 1024 + 5)) /dev/urandom >"$run/blob"
 want="EOF $(stat -c %s "$run/blob") $(sha256sum <"$run/blob" | cut -d' ' -f1)"
 # serve PORT ARGS...: shim_end.py ARGS as the server, in the background (pid in $bg), listening
@@ -104,6 +107,20 @@ got2=$(SOVIA_PORTS=$port on_sovia 1 timeout 60 $PY "$END" burst 10.0.0.1 $port 1
 pkill -KILL -f "$END prefork $port" 2>/dev/null
 kill_tree "$bg"
 # 7.
+port=$((base + 11))
+serve $port unread $port || bad "unread: no listener"
+got=$(SOVIA_PORTS=$port on_sovia 1 timeout 30 $PY "$END" pushy 10.0.0.1 $port 2>&1 | tr '\n' ' ')
+[[ $got =~ ^RECV\ ECONNRESET\ SEND\ (ECONNRESET|EPIPE) ]] &&
+  ok "closed with data unread: the peer's recv gets ECONNRESET and its sends fail ($got)" ||
+  bad "closed with data unread: $got"
+stop "$bg" TERM 5
+port=$((base + 12))
+serve $port linger0 $port || bad "linger0: no listener"
+got=$(get $port)
+[[ $got =~ ^ERR\ ECONNRESET ]] && ok "SO_LINGER {1, 0}: the peer's read ends with ECONNRESET ($got)" ||
+  bad "SO_LINGER {1, 0}: $got"
+stop "$bg" TERM 5
+# 8.
 if command -v nginx >/dev/null && command -v curl >/dev/null; then
   port=$((base + 8))
   mkdir -p "$run/ngx/logs" "$run/www" && cp "$run/blob" "$run/www/blob"
