@@ -21,6 +21,7 @@
 
 #include "../common/nicd_run.h"
 #include "vaddr.h"
+#include "vep.h"
 #include "vipl.h"
 #include "vipl_ext.h"
 #include "vtest.h"
@@ -31,49 +32,7 @@ VT_GLOBALS;
 #define SZ 256
 #define DISC 0x700
 
-struct ep {
-  VIP_NIC_HANDLE nic;
-  VIP_PROTECTION_HANDLE ptag;
-  VIP_VI_HANDLE vi;
-  uint8_t *mem;                 /* NR + 1 buffers, then NR + 1 descriptors */
-  VIP_MEM_HANDLE mh;
-  VIP_DESCRIPTOR *d;
-};
-
-static VIP_VI_ATTRIBUTES vi_attrs(VIP_PROTECTION_HANDLE p) {
-  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = p, .MaxTransferSize = SZ};
-  return a;
-}
-
-static int ep_open(struct ep *e, int nic) {
-  if (VipOpenNic(nicd_dev(nic), &e->nic) != VIP_SUCCESS || VipCreatePtag(e->nic, &e->ptag) != VIP_SUCCESS)
-    return -1;
-  VIP_VI_ATTRIBUTES a = vi_attrs(e->ptag);
-  return VipCreateVi(e->nic, &a, NULL, NULL, &e->vi) == VIP_SUCCESS ? 0 : -1;
-}
-
-static int ep_mem(struct ep *e) {
-  size_t len = (NR + 1) * (SZ + sizeof(VIP_DESCRIPTOR));
-  len = (len + 4095) & ~(size_t)4095;
-  e->mem = aligned_alloc(4096, len);
-  memset(e->mem, 0, len);
-  e->d = (VIP_DESCRIPTOR *)(e->mem + (NR + 1) * SZ);
-  VIP_MEM_ATTRIBUTES ma = {.Ptag = e->ptag};
-  return VipRegisterMem(e->nic, e->mem, len, &ma, &e->mh) == VIP_SUCCESS ? 0 : -1;
-}
-
-static VIP_DESCRIPTOR *desc(struct ep *e, int i, uint32_t len) {
-  VIP_DESCRIPTOR *d = &e->d[i];
-  memset(d, 0, sizeof *d);
-  d->CS.SegCount = 1;
-  d->CS.Length = len;
-  d->DS[0].Local.Data.Address = e->mem + i * SZ;
-  d->DS[0].Local.Handle = e->mh;
-  d->DS[0].Local.Length = len;
-  return d;
-}
-
-static struct ep S, C;
+static struct vep S, C;
 static VIP_RETURN requested;
 
 static void *requester(void *arg) {
@@ -94,13 +53,13 @@ static VIP_RETURN wait_request(VIP_CONN_HANDLE *ch) {
 }
 
 static void t_fork_child_exit(void) {
-  CHECK(ep_open(&S, 0) == 0 && ep_mem(&S) == 0 && ep_open(&C, 1) == 0);
+  CHECK(vep_open(&S, 0, SZ) == 0 && vep_mem(&S, NR + 1) == 0 && vep_open(&C, 1, SZ) == 0);
   pthread_t t;
   pthread_create(&t, NULL, requester, NULL);
   /* The request is taken with receives posted, and given back: the VI never connected. */
   VIP_CONN_HANDLE ch;
   CHECK_EQ(wait_request(&ch), VIP_SUCCESS);
-  for (int i = 0; i < NR; i++) CHECK_EQ(VipPostRecv(S.vi, desc(&S, i, SZ), S.mh), VIP_SUCCESS);
+  for (int i = 0; i < NR; i++) CHECK_EQ(VipPostRecv(S.vi, vep_desc(&S, i, SZ), S.mh), VIP_SUCCESS);
   CHECK_EQ(VipxConnectPass(ch), VIP_SUCCESS);
   CHECK_EQ(VipxFlushIdleVi(S.vi), VIP_SUCCESS);
   VIP_DESCRIPTOR *got;
@@ -111,21 +70,20 @@ static void t_fork_child_exit(void) {
   if (pid == 0) exit(0);
   int status = -1;
   CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
-  CHECK(ep_mem(&C) == 0);   /* the client's memory is not the child's to lose */
-  for (int i = 0; i < NR; i++) CHECK_EQ(VipPostRecv(C.vi, desc(&C, i, SZ), C.mh), VIP_SUCCESS);
+  CHECK(vep_mem(&C, NR + 1) == 0);   /* the client's memory is not the child's to lose */
+  for (int i = 0; i < NR; i++) CHECK_EQ(VipPostRecv(C.vi, vep_desc(&C, i, SZ), C.mh), VIP_SUCCESS);
   /* A new VI on the same memory takes the request again and accepts it. */
-  VIP_VI_ATTRIBUTES a = vi_attrs(S.ptag);
-  CHECK_EQ(VipCreateVi(S.nic, &a, NULL, NULL, &S.vi), VIP_SUCCESS);
-  for (int i = 0; i < NR; i++) CHECK_EQ(VipPostRecv(S.vi, desc(&S, i, SZ), S.mh), VIP_SUCCESS);
+  CHECK_EQ(vep_vi(&S), VIP_SUCCESS);
+  for (int i = 0; i < NR; i++) CHECK_EQ(VipPostRecv(S.vi, vep_desc(&S, i, SZ), S.mh), VIP_SUCCESS);
   CHECK_EQ(wait_request(&ch), VIP_SUCCESS);
   CHECK_EQ(VipConnectAccept(ch, S.vi), VIP_SUCCESS);
   pthread_join(t, NULL);
   CHECK_EQ(requested, VIP_SUCCESS);
   /* client -> server, then server -> client */
   for (int k = 0; k < 2; k++) {
-    struct ep *from = k ? &S : &C, *to = k ? &C : &S;
+    struct vep *from = k ? &S : &C, *to = k ? &C : &S;
     memset(from->mem + NR * SZ, 'a' + k, SZ);
-    VIP_DESCRIPTOR *d = desc(from, NR, SZ);
+    VIP_DESCRIPTOR *d = vep_desc(from, NR, SZ);
     CHECK_EQ(VipPostSend(from->vi, d, from->mh), VIP_SUCCESS);
     got = NULL;
     CHECK_EQ(VipSendWait(from->vi, 5000, &got), VIP_SUCCESS);
@@ -145,17 +103,8 @@ static void t_fork_child_exit(void) {
       CHECK(got->CS.Length == SZ && to->mem[(got - to->d) * SZ] == 'a' + k);
     }
   }
-  struct ep *eps[2] = {&C, &S};
-  for (int k = 0; k < 2; k++) {
-    VipDisconnect(eps[k]->vi);
-    VIP_DESCRIPTOR *x;
-    while (VipSendDone(eps[k]->vi, &x) == VIP_SUCCESS || VipRecvDone(eps[k]->vi, &x) == VIP_SUCCESS) {}
-    VipDestroyVi(eps[k]->vi);
-    VipDeregisterMem(eps[k]->nic, eps[k]->mem, eps[k]->mh);
-    VipDestroyPtag(eps[k]->nic, eps[k]->ptag);
-    VipCloseNic(eps[k]->nic);
-    free(eps[k]->mem);
-  }
+  vep_close(&C);
+  vep_close(&S);
 }
 
 int main(void) {

@@ -13,6 +13,7 @@
 
 #include "../common/nicd_run.h"
 #include "vaddr.h"
+#include "vep.h"
 #include "vipl.h"
 #include "vtest.h"
 
@@ -22,40 +23,7 @@ VT_GLOBALS;
 #define N2 5
 #define SZ 256
 
-struct ep {
-  VIP_NIC_HANDLE nic;
-  VIP_PROTECTION_HANDLE ptag;
-  VIP_VI_HANDLE vi;
-  uint8_t *mem;                 /* N1 + N2 + 1 buffers */
-  VIP_MEM_HANDLE mh;
-  VIP_DESCRIPTOR *d;
-};
-
-static int ep_open(struct ep *e, int nic) {
-  if (VipOpenNic(nicd_dev(nic), &e->nic) != VIP_SUCCESS || VipCreatePtag(e->nic, &e->ptag) != VIP_SUCCESS)
-    return -1;
-  VIP_VI_ATTRIBUTES a = {.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY, .Ptag = e->ptag, .MaxTransferSize = SZ};
-  if (VipCreateVi(e->nic, &a, NULL, NULL, &e->vi) != VIP_SUCCESS) return -1;
-  size_t len = (N1 + N2 + 1) * (SZ + sizeof(VIP_DESCRIPTOR));
-  e->mem = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-  memset(e->mem, 0, len);
-  e->d = (VIP_DESCRIPTOR *)(e->mem + (N1 + N2 + 1) * SZ);
-  VIP_MEM_ATTRIBUTES ma = {.Ptag = e->ptag};
-  return VipRegisterMem(e->nic, e->mem, len, &ma, &e->mh) == VIP_SUCCESS ? 0 : -1;
-}
-
-static VIP_DESCRIPTOR *desc(struct ep *e, int i, uint32_t len) {
-  VIP_DESCRIPTOR *d = &e->d[i];
-  memset(d, 0, sizeof *d);
-  d->CS.SegCount = 1;
-  d->CS.Length = len;
-  d->DS[0].Local.Data.Address = e->mem + i * SZ;
-  d->DS[0].Local.Handle = e->mh;
-  d->DS[0].Local.Length = len;
-  return d;
-}
-
-static struct ep S, C;
+static struct vep S, C;
 static VIP_RETURN accepted;
 
 static void *acceptor(void *arg) {
@@ -82,7 +50,7 @@ static bool connect_pair(unsigned disc) {
 }
 
 static bool send_msg(int slot, uint32_t tag) {
-  VIP_DESCRIPTOR *d = desc(&C, slot, SZ), *got;
+  VIP_DESCRIPTOR *d = vep_desc(&C, slot, SZ), *got;
   memset(C.mem + slot * SZ, (int)(tag & 0xff), SZ);
   memcpy(C.mem + slot * SZ, &tag, 4);
   return VipPostSend(C.vi, d, C.mh) == VIP_SUCCESS && VipSendWait(C.vi, 10000, &got) == VIP_SUCCESS &&
@@ -102,8 +70,9 @@ static int recv_msg(uint32_t tag, bool *ok) {
 }
 
 static void t_reconnect_after_flush(void) {
-  CHECK(ep_open(&S, 0) == 0 && ep_open(&C, 1) == 0);
-  for (int i = 0; i < N1; i++) CHECK_EQ(VipPostRecv(S.vi, desc(&S, i, SZ), S.mh), VIP_SUCCESS);
+  CHECK(vep_open(&S, 0, SZ) == 0 && vep_mem(&S, N1 + N2 + 1) == 0 &&
+        vep_open(&C, 1, SZ) == 0 && vep_mem(&C, N1 + N2 + 1) == 0);
+  for (int i = 0; i < N1; i++) CHECK_EQ(VipPostRecv(S.vi, vep_desc(&S, i, SZ), S.mh), VIP_SUCCESS);
   CHECK(connect_pair(0x500));
   bool ok;
   for (uint32_t k = 0; k < 3; k++) {
@@ -118,7 +87,7 @@ static void t_reconnect_after_flush(void) {
     CHECK(got == &S.d[i] && (got->CS.Status & VIP_STATUS_DESC_FLUSHED_ERROR));
   }
   CHECK_EQ(VipDisconnect(S.vi), VIP_SUCCESS);
-  for (int i = N1; i < N1 + N2; i++) CHECK_EQ(VipPostRecv(S.vi, desc(&S, i, SZ), S.mh), VIP_SUCCESS);
+  for (int i = N1; i < N1 + N2; i++) CHECK_EQ(VipPostRecv(S.vi, vep_desc(&S, i, SZ), S.mh), VIP_SUCCESS);
   CHECK(connect_pair(0x600));
   for (uint32_t k = 0; k < N2; k++) {
     CHECK(send_msg(N1 + N2, 200 + k));
@@ -130,17 +99,8 @@ static void t_reconnect_after_flush(void) {
     memcpy(&t, S.mem + i * SZ, 4);
     CHECK(i < 3 ? t == 100u + (uint32_t)i : t == 0);
   }
-  struct ep *eps[2] = {&C, &S};
-  for (int k = 0; k < 2; k++) {
-    VipDisconnect(eps[k]->vi);
-    VIP_DESCRIPTOR *x;
-    while (VipSendDone(eps[k]->vi, &x) == VIP_SUCCESS || VipRecvDone(eps[k]->vi, &x) == VIP_SUCCESS) {}
-    VipDestroyVi(eps[k]->vi);
-    VipDeregisterMem(eps[k]->nic, eps[k]->mem, eps[k]->mh);
-    VipDestroyPtag(eps[k]->nic, eps[k]->ptag);
-    VipCloseNic(eps[k]->nic);
-    free(eps[k]->mem);
-  }
+  vep_close(&C);
+  vep_close(&S);
 }
 
 int main(void) {
