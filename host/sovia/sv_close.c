@@ -147,6 +147,9 @@ static bool end_bound(timer_t *t, uint64_t ms) {
 void sovia_exit_finish(void) {
   static atomic_bool done;
   if (sovia_vfork_child() || atomic_exchange(&done, true)) return;   /* its parent's, not its */
+  /* A process that never used SOVIA (any program the shim is preloaded into) has nothing to
+   * finish, and takes no lock or timer on its way out. */
+  if (!G.ready) return;
   /* The end from a signal handler that interrupted a SOVIA call of this thread: its state is
    * half-changed and its lock this thread's. Nothing is closed in order; nicd breaks the
    * connections once the process is gone, so the peers still learn of it. */
