@@ -79,7 +79,8 @@ static int take_slot(struct sv_conn *c, bool nonblock, uint64_t deadline) {
     if (!c->nsfree && nonblock) return conn_broken(c) ? -EPIPE : -EAGAIN;
     while (!c->nsfree && !conn_broken(c)) {
       bool acks = c->hello && c->credit == 0;
-      int r = acks ? sv_wait_rx(slot_or_credit, c, deadline) : sv_wait_intr(slot_or_error, c, deadline);
+      int r = acks ? sv_wait_rx(slot_or_credit, c, deadline)
+                   : sv_wait_intr(slot_or_error, c, deadline);
       if (r == -EINTR && !c->nsfree) return -EINTR;
       if (r == -ETIMEDOUT && !c->nsfree) return -EAGAIN;
     }
@@ -199,7 +200,8 @@ ssize_t sv_send(struct sv_sock *s, const uint8_t *buf, size_t n, bool nonblock) 
   }
   if (n == 0) return 0;
   /* a registered send returns only once the NIC has read the buffer: none under a timeout */
-  if (nonblock || n <= s->cfg.copy_threshold || s->sndtimeo_ns) return send_copy(s, buf, n, nonblock);
+  if (nonblock || n <= s->cfg.copy_threshold || s->sndtimeo_ns)
+    return send_copy(s, buf, n, nonblock);
   ssize_t total = 0;
   while ((size_t)total < n) {   /* register at most 64 MB at a time */
     size_t part = n - (size_t)total > (64u << 20) ? (64u << 20) : n - (size_t)total;

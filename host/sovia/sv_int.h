@@ -127,7 +127,7 @@ struct sv_shared {
 };
 
 /* Per listener, in a page the processes of a fork share (a memfd named mapname, so that a
- * holder that has since exec'd is told from one that still listens: sv_fork.c, sv_heir). */
+ * holder that has since exec'd is told from one that still listens: sv_fork.c, sv_lheir). */
 #define SV_LHOLDERS 1000
 struct sv_lshared {
   _Atomic int unborn;         /* children forked whose handler has not yet added them */
