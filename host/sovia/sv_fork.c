@@ -35,14 +35,15 @@ void sovia_set_fd_hook(void (*closed)(int fd)) {
   sv_unlock();
 }
 
-static bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+bool sv_pid_alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
 static void holder_add(_Atomic int *holder, int n, int pid) {
   for (int i = 0; i < n; i++)
     if (atomic_load(&holder[i]) == pid) return;
   for (int i = 0; i < n; i++) {
     int h = atomic_load(&holder[i]);
-    if ((h == 0 || !alive(h)) && atomic_compare_exchange_strong(&holder[i], &h, pid)) return;
+    if ((h == 0 || !sv_pid_alive(h)) && atomic_compare_exchange_strong(&holder[i], &h, pid))
+      return;
   }
 }
 
@@ -57,7 +58,7 @@ static bool others_hold(struct sv_shared *sh, int pid) {
   if (atomic_load(&sh->unborn) > 0) return true;   /* the parent may close before the child runs */
   for (int i = 0; i < SV_HOLDERS; i++) {
     int h = atomic_load(&sh->holder[i]);
-    if (h && h != pid && alive(h)) return true;
+    if (h && h != pid && sv_pid_alive(h)) return true;
   }
   return false;
 }
@@ -83,7 +84,7 @@ bool sv_lshared_live(struct sv_lshared *sh) {
   int me = getpid();
   for (int i = 0; i < SV_LHOLDERS; i++) {
     int h = atomic_load(&sh->holder[i]);
-    if (h && h != me && alive(h)) return true;
+    if (h && h != me && sv_pid_alive(h)) return true;
   }
   return false;
 }
@@ -94,7 +95,7 @@ int sv_lheir(struct sv_lshared *sh, const char *mapname) {
   for (int waited = 0;; waited++) {
     for (int i = 0; i < SV_LHOLDERS; i++) {
       int h = atomic_load(&sh->holder[i]);
-      if (h && h != me && alive(h) && maps_page(h, mapname)) return h;
+      if (h && h != me && sv_pid_alive(h) && maps_page(h, mapname)) return h;
     }
     if (atomic_load(&sh->unborn) <= 0 || waited >= 100) return 0;
     usleep(1000);

@@ -293,6 +293,7 @@ void sv_notify(void);                    /* a socket may have changed: wake slee
 void sv_notify_forked(void);             /* a fork's child: no watcher, a fresh condvar */
 
 /* sv_fork.c */
+bool sv_pid_alive(int pid);              /* the process exists (another user's counts) */
 bool sv_usable(struct sv_conn *c);       /* this process may progress it (no claim) */
 bool sv_claim(struct sv_conn *c);        /* the application uses it here: claim; false: lost */
 bool sv_claim_quiet(struct sv_conn *c);  /* the same, without telling the user it was lost */

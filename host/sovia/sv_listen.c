@@ -48,13 +48,11 @@ static int reg_pid(const char *path) {
   return n > 0 ? atoi(buf) : 0;
 }
 
-static bool pid_alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
-
 int sv_listener_alive(unsigned node, unsigned port) {
   char p[256];
   reg_path(node, port, p, sizeof p);
   int pid = reg_pid(p);
-  return pid < 0 || pid_alive(pid);
+  return pid < 0 || sv_pid_alive(pid);
 }
 
 /* Writes pid into a new entry fd and closes it; other users' connect() reads it, whatever

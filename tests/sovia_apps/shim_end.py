@@ -129,12 +129,12 @@ def prefork(port, workers, per_child):
 
 def burst(host, port, n, par):
     answered, errors, lock = [0], [], threading.Lock()
-    todo = iter(range(n))
+    ids = iter(range(n))
 
     def client():
         while True:
             with lock:
-                i = next(todo, None)
+                i = next(ids, None)
             if i is None:
                 return
             want = b"HELLO %d" % i
