@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,12 +440,16 @@ static void t_cq_wait_recv(void) {
 /* VIPX_CQ_ONCE: a signal ends the sleep (VIP_TIMEOUT long before the timeout), so that the
  * caller (SOVIA's blocking calls) can return EINTR; without the flag VipCQWait sleeps on. */
 static void on_usr1(int sig) { (void)sig; }
-struct kicker { pthread_t target; };
+struct kicker { pthread_t target; _Atomic bool done; };
+/* A signal every 50 ms until the wait has ended: one sent before the waiter went to sleep (a
+ * loaded machine can hold it back that long) would leave it sleeping to its timeout. */
 static void *kick_later(void *arg) {
   struct kicker *k = arg;
   struct timespec ts = {0, 50000000};
-  nanosleep(&ts, NULL);
-  pthread_kill(k->target, SIGUSR1);
+  while (!atomic_load(&k->done)) {
+    nanosleep(&ts, NULL);
+    if (!atomic_load(&k->done)) pthread_kill(k->target, SIGUSR1);
+  }
   return NULL;
 }
 static void t_cq_wait_once(void) {
@@ -457,12 +462,13 @@ static void t_cq_wait_once(void) {
   pair_open(&p, cq, cq, 0);
   VIP_VI_HANDLE who;
   VIP_BOOLEAN isrecv;
-  struct kicker k = {pthread_self()};
+  struct kicker k = {pthread_self(), false};
   pthread_t th;
   pthread_create(&th, NULL, kick_later, &k);
   uint64_t t0 = lnic_now_ns();
   CHECK_EQ(VipxCQWaitEx(cq, 3000, VIPX_CQ_ONCE | VIPX_CQ_RECV_ONLY, &who, &isrecv), VIP_TIMEOUT);
   CHECK(lnic_now_ns() - t0 < 1000000000ull);
+  atomic_store(&k.done, true);
   pthread_join(th, NULL);
   CHECK_EQ(VipxCQWaitEx(cq, 10, 4, &who, &isrecv), VIP_INVALID_PARAMETER);
   pair_close(&p);
