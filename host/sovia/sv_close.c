@@ -64,6 +64,7 @@ static void *closer_main(void *arg) {
         if (c->sq_len && !c->hello && next > now + ORPHAN_STEP_NS) next = now + ORPHAN_STEP_NS;
       }
     }
+    sv_conn_reap();
     if (closer_stop) break;
     if (comb_opened != comb_seen) {   /* combining goes on: look again within a period */
       comb_seen = comb_opened;
@@ -170,7 +171,10 @@ void sovia_exit_finish(void) {
     nanosleep(&ts, NULL);
     sv_lock();
   }
-  if (G.ready) sv_conn_pool_drain();
+  if (G.ready) {
+    sv_conn_reap();
+    sv_conn_pool_drain();
+  }
   sv_unlock();
   if (armed) timer_delete(bound);
 }

@@ -214,21 +214,35 @@ void sv_conn_established(struct sv_conn *c) {
   if (sv_post_ctl(c, SV_WAKEUP, 0, &h, sizeof h) != 0) sv_fail(c, ECONNRESET);
 }
 
+/* Connections whose VI and memory are to go. sv_conn_free only lists them: their teardown
+ * asks nicd (the disconnect) and may wait for the NIC to give back the descriptors, a
+ * millisecond at a time, and under G.mu that stalled every other call of the process (an
+ * accept() waited 0.7 ms behind an earlier connection's teardown). sv_conn_reap does it
+ * without the lock: in the close thread, and at exit. Under G.mu. */
+static struct sv_conn *doomed;
+
 void sv_conn_free(struct sv_conn *c) {
   for (struct sv_conn **pp = &G.conns; *pp; pp = &(*pp)->next)
     if (*pp == c) {
       *pp = c->next;
       break;
     }
+  c->next = doomed;
+  doomed = c;
+  sv_closer_kick();
+}
+
+/* The VI goes only once the NIC has given back every descriptor (a disconnect flushes them,
+ * shortly); its descriptors live in c->mem, which must outlive them: a completion written
+ * into unmapped memory crashed a process whose nicd died just then (test_faults). Whether
+ * it went (then the memory may be used again). Without G.mu: c is nobody else's. */
+static bool teardown(struct sv_conn *c) {
   VIP_VI_STATE st;
   if (VipQueryVi(c->vi, &st, NULL, NULL, NULL) == VIP_SUCCESS) {
     if (st == VIP_STATE_CONNECTED || st == VIP_STATE_ERROR) VipDisconnect(c->vi);
     else if (st == VIP_STATE_IDLE) VipxFlushIdleVi(c->vi);   /* never connected: its receives
                                                                 were posted before the request */
   }
-  /* The VI goes only once the NIC has given back every descriptor (a disconnect flushes them,
-   * shortly); its descriptors live in c->mem, which must outlive them: a completion written
-   * into unmapped memory crashed a process whose nicd died just then (test_faults). */
   VIP_RETURN dr = VIP_INVALID_STATE;
   for (int tries = 0; tries < DESTROY_TRIES; tries++) {
     VIP_DESCRIPTOR *d;
@@ -237,12 +251,37 @@ void sv_conn_free(struct sv_conn *c) {
     if ((dr = VipDestroyVi(c->vi)) != VIP_INVALID_STATE) break;
     usleep(1000);
   }
-  if (dr == VIP_SUCCESS) {
-    pool_put(&(struct sv_mem){c->mem, c->memlen, c->mh, c->mtag});
-  } else if (getenv("SOVIA_DEBUG")) {   /* the memory stays, with the VI, for the NIC */
+  if (dr != VIP_SUCCESS && getenv("SOVIA_DEBUG"))   /* the memory stays, with the VI, for the NIC */
     fprintf(stderr, "sovia %d: a VI kept its descriptors (%d): its memory stays mapped\n", (int)getpid(), (int)dr);
-  }
+  return dr == VIP_SUCCESS;
+}
+
+static void conn_struct_free(struct sv_conn *c) {
   free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
   free(c->held);
   free(c);
+}
+
+void sv_conn_reap(void) {
+  while (doomed) {
+    struct sv_conn *list = doomed;
+    doomed = NULL;
+    sv_unlock();
+    for (struct sv_conn *c = list; c; c = c->next) c->torn = teardown(c);
+    sv_lock();
+    for (struct sv_conn *c = list, *nx; c; c = nx) {
+      nx = c->next;
+      if (c->torn) pool_put(&(struct sv_mem){c->mem, c->memlen, c->mh, c->mtag});
+      conn_struct_free(c);
+    }
+  }
+}
+
+/* A fork child: the listed connections are the parent's, which tears them down. */
+void sv_conn_reap_forked(void) {
+  for (struct sv_conn *c = doomed, *nx; c; c = nx) {
+    nx = c->next;
+    sv_conn_forget(c);
+  }
+  doomed = NULL;
 }

@@ -282,6 +282,7 @@ static void child(void) {
     }
     if (c->orphan) sv_conn_forget(c);   /* the parent's close thread finishes it */
   }
+  sv_conn_reap_forked();
   sv_unlock();
 }
 

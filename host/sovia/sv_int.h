@@ -107,6 +107,7 @@ struct sv_conn {
   struct sockaddr_in local, peer;
   struct sv_conn *next;       /* all live connections */
   bool orphan;                /* its socket is closed: the close thread finishes it */
+  bool torn;                  /* sv_conn_reap: its VI went, its memory may be used again */
   unsigned evseq;             /* bumped at every change of readiness (edge-triggered epoll) */
   /* fork (README, "fork and exec"): a connection that existed at a fork is progressed per VI,
    * never through a completion queue, and only by the process that claimed it (sh->owner) */
@@ -228,7 +229,10 @@ uint8_t *sv_addr_bytes(VIP_NET_ADDRESS *a);
 
 /* sv_conn.c: resources of one connection */
 struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err);  /* VI, memory, posted RQ */
-void sv_conn_free(struct sv_conn *c);    /* disconnect, destroy, unlink */
+void sv_conn_free(struct sv_conn *c);    /* unlinks; the close thread tears it down */
+void sv_conn_reap(void);                /* disconnects and destroys the freed (G.mu held,
+                                         * released meanwhile) */
+void sv_conn_reap_forked(void);         /* a fork child forgets the parent's freed ones */
 void sv_conn_pool_forked(void);         /* a fork child drops the parent's pooled memory */
 void sv_conn_pool_drain(void);          /* at exit: the pooled memory deregistered */
 void sv_conn_link(struct sv_conn *c);
