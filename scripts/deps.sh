@@ -18,6 +18,8 @@ NEEDS=(
   "memccp:libmemcached-tools" "nginx:nginx-light" "curl:curl" "iperf3:iperf3" "socat:socat"
   "sockperf:sockperf" "lighttpd:lighttpd" "wrk:wrk" "ab:apache2-utils" "node:nodejs"
   "unshare:util-linux" "setpriv:util-linux"
+  # a connection on stdin and stdout, a stdio stream, a connection handed across exec
+  "busybox:busybox" "/usr/sbin/sshd:openssh-server" "ssh:openssh-client"
   # a server of its own user over the shim (tests/sovia_apps/users.sh)
   "/usr/lib/postgresql/*/bin/postgres:postgresql" "psql:postgresql-client"
   # a DNS query over E-UDP (tests/eudp/apps.sh): the server and two resolver clients

@@ -80,11 +80,28 @@ int pl_unsupported(const char *call, const char *what, int err) {
   return -1;
 }
 
-/* SOVIA closes one of its descriptors (at exit, or an accepted socket): it is the kernel's
- * number again. Called with SOVIA's lock held. */
+/* How many of the application's descriptors name each SOVIA descriptor: dup, dup2, dup3 and
+ * F_DUPFD make more than one (an inetd-style server puts its connection on stdin and stdout,
+ * busybox httpd's child so). Indexed by SOVIA's descriptor. */
+static unsigned short refs[PMAXFD];
+
+static void sov_mark(int fd, int sfd, bool v6) {
+  pl_mark(fd, K_SOVIA);
+  pl_tab[fd].sfd = sfd;
+  pl_tab[fd].v6 = v6;
+  refs[sfd]++;
+}
+
+/* SOVIA closes one of its descriptors (at exit, or an accepted socket): every application
+ * descriptor naming it is the kernel's again. Called with SOVIA's lock held. */
 static void sovia_closed(int fd) {
-  if (fd >= 0 && fd < PMAXFD && pl_tab[fd].kind == K_SOVIA && pl_tab[fd].sfd == fd)
-    pl_mark(fd, K_KERNEL);
+  if (fd < 0 || fd >= PMAXFD || !refs[fd]) return;
+  for (int x = 0; x < PMAXFD && refs[fd]; x++)
+    if (pl_tab[x].kind == K_SOVIA && pl_tab[x].sfd == fd) {
+      pl_mark(x, K_KERNEL);
+      refs[fd]--;
+    }
+  refs[fd] = 0;
 }
 __attribute__((constructor)) static void pl_init(void) { sovia_set_fd_hook(sovia_closed); }
 
@@ -203,6 +220,7 @@ static int to_sovia(int fd) {
   }
   pl_tab[fd].kind = K_SOVIA;
   pl_tab[fd].sfd = s;
+  refs[s] = 1;
   return 0;
 }
 
@@ -272,10 +290,8 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
       errno = EMFILE;
       return -1;
     }
-    bool v6 = p->v6;
-    pl_mark(r, K_SOVIA);
-    pl_tab[r].sfd = r;   /* handed out under SOVIA's own descriptor */
-    pl_tab[r].v6 = v6;
+    refs[r] = 0;
+    sov_mark(r, r, p->v6);   /* handed out under SOVIA's own descriptor */
     pl_name_out(&pl_tab[r], (struct sockaddr *)&peer, addr, len);
   }
   return r;
@@ -303,12 +319,32 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len) {
   return sovia_connect(p->sfd, (struct sockaddr *)&a, sizeof a);
 }
 
-/* Closes the SOVIA side of fd (the table entry first: SOVIA's own close() of its descriptor
- * comes back through the hook and must find a kernel descriptor). */
+/* The application closes SOVIA's own descriptor s of a socket another of its descriptors
+ * still names (a duplicate of it, so the same eventfd): the socket moves to that one. */
+static int renumber(int s) {
+  int a = -1;
+  for (int x = 0; x < PMAXFD && a < 0; x++)
+    if (x != s && pl_tab[x].kind == K_SOVIA && pl_tab[x].sfd == s) a = x;
+  if (a < 0 || sovia_renumber(s, a) != 0) return 0;   /* cannot be: the socket stays at s */
+  for (int x = 0; x < PMAXFD; x++)
+    if (pl_tab[x].kind == K_SOVIA && pl_tab[x].sfd == s) pl_tab[x].sfd = a;
+  refs[a] = refs[s];
+  refs[s] = 0;
+  return PL_CALL(close)(s);
+}
+
+/* Closes fd, a SOVIA socket's descriptor (the table entry first: SOVIA's own close() of its
+ * descriptor comes back through the hook and must find a kernel descriptor); the socket
+ * itself only with the last descriptor naming it. */
 static int sovia_drop(int fd) {
   int s = pl_tab[fd].sfd;
   pl_epoll_forget(fd);
   pl_mark(fd, K_KERNEL);
+  if (refs[s] > 1) {
+    refs[s]--;
+    return fd == s ? renumber(s) : PL_CALL(close)(fd);
+  }
+  refs[s] = 0;
   int r = sovia_close(s);
   int e = errno;
   if (s != fd) PL_CALL(close)(fd);
@@ -333,6 +369,7 @@ int shutdown(int fd, int how) {
 int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
   struct pfd *p = pl_sov(fd);
   if (p) return sovia_setsockopt(p->sfd, level, name, val, len);
+  if (pl_relay_ip_level(fd, level)) return 0;   /* TCP_NODELAY and its kin: nothing to do */
   if (level == SOL_SOVIA && cand(fd)) {
     /* SOVIA's own options on a candidate: kept for the switch, never sent to the kernel */
     if (!val || len < sizeof(int) || pl_tab[fd].nopt >= NOPT) {
@@ -354,14 +391,29 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
 
 int getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
   struct pfd *p = pl_sov(fd);
-  return p ? sovia_getsockopt(p->sfd, level, name, val, len)
-           : PL_CALL(getsockopt)(fd, level, name, val, len);
+  if (p) return sovia_getsockopt(p->sfd, level, name, val, len);
+  if (pl_relay_ip_level(fd, level)) {   /* zero, and no IP options (sshd asks) */
+    if (!val || !len) return errno = EFAULT, -1;
+    if (level == IPPROTO_IP && name == IP_OPTIONS) {
+      *len = 0;
+      return 0;
+    }
+    if (*len < sizeof(int)) return errno = EINVAL, -1;
+    memset(val, 0, sizeof(int));
+    *len = sizeof(int);
+    return 0;
+  }
+  return PL_CALL(getsockopt)(fd, level, name, val, len);
 }
 
 static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
   if (pl_udp(fd)) return pl_udp_name(fd, addr, len, peer);
   struct pfd *p = pl_sov(fd);
-  if (!p) return peer ? PL_CALL(getpeername)(fd, addr, len) : PL_CALL(getsockname)(fd, addr, len);
+  if (!p) {
+    int r = pl_relay_name(fd, addr, len, peer);
+    if (r != 1) return r;
+    return peer ? PL_CALL(getpeername)(fd, addr, len) : PL_CALL(getsockname)(fd, addr, len);
+  }
   struct sockaddr_in a;
   socklen_t n = sizeof a;
   int r = peer ? sovia_getpeername(p->sfd, (struct sockaddr *)&a, &n)
@@ -378,17 +430,25 @@ static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
 int getsockname(int fd, struct sockaddr *addr, socklen_t *len) { return name_of(fd, addr, len, false); }
 int getpeername(int fd, struct sockaddr *addr, socklen_t *len) { return name_of(fd, addr, len, true); }
 
-/* A kernel duplicate r of oldfd: an E-UDP socket's names the same endpoint. */
+/* A kernel duplicate r of oldfd: a SOVIA socket's names the same socket, an E-UDP socket's
+ * the same endpoint. */
 static int dup_done(int oldfd, int r) {
   if (r < 0) return r;
   if (pl_udp(oldfd)) return pl_udp_dup(oldfd, r);
-  pl_mark(r, K_KERNEL);
+  struct pfd *p = pl_sov(oldfd);
+  if (p && r >= PMAXFD) {
+    PL_CALL(close)(r);
+    errno = EMFILE;
+    return -1;
+  }
+  if (p) sov_mark(r, p->sfd, p->v6);
+  else pl_mark(r, K_KERNEL);
   return r;
 }
 
 static int fcntl_any(int fd, int cmd, void *arg) {
   struct pfd *p = pl_sov(fd);
-  if (pl_udp(fd) && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+  if ((pl_udp(fd) || p) && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
     return dup_done(fd, PL_CALL(fcntl)(fd, cmd, arg));
   if (!p) return PL_CALL(fcntl)(fd, cmd, arg);
   switch (cmd) {
@@ -396,8 +456,6 @@ static int fcntl_any(int fd, int cmd, void *arg) {
   case F_SETFL: return sovia_fcntl(p->sfd, cmd, (int)(intptr_t)arg);
   case F_GETFD:
   case F_SETFD: return PL_CALL(fcntl)(fd, cmd, arg);   /* the descriptor the application holds */
-  case F_DUPFD:
-  case F_DUPFD_CLOEXEC: return pl_unsupported("fcntl(F_DUPFD)", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   default: return pl_unsupported("fcntl", "only F_GETFL/F_SETFL/F_GETFD/F_SETFD", EINVAL);
   }
 }
@@ -443,23 +501,18 @@ int ioctl(int fd, unsigned long req, ...) {
   return pl_unsupported("ioctl", "only FIONBIO, FIONREAD, FIOCLEX and FIONCLEX", ENOTTY);
 }
 
-/* dup2/dup3 onto a SOVIA or E-UDP descriptor close it first; duplicating a SOVIA socket is
- * refused, an E-UDP one's duplicate names the same endpoint. */
-int dup(int oldfd) {
-  if (pl_sov(oldfd)) return pl_unsupported("dup", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
-  return dup_done(oldfd, PL_CALL(dup)(oldfd));
-}
+/* dup2/dup3 onto a SOVIA or E-UDP descriptor close it first; a duplicate of either names the
+ * same socket or endpoint. */
+int dup(int oldfd) { return dup_done(oldfd, PL_CALL(dup)(oldfd)); }
 int dup2(int oldfd, int newfd) {
   if (oldfd == newfd || sovia_vfork_child()) return PL_CALL(dup2)(oldfd, newfd);
   if (pl_udp(newfd)) pl_udp_close(newfd);
-  if (pl_sov(oldfd)) return pl_unsupported("dup2", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (pl_sov(newfd)) sovia_drop(newfd);
   return dup_done(oldfd, PL_CALL(dup2)(oldfd, newfd));
 }
 int dup3(int oldfd, int newfd, int flags) {
   if (sovia_vfork_child()) return PL_CALL(dup3)(oldfd, newfd, flags);
   if (oldfd != newfd && pl_udp(newfd)) pl_udp_close(newfd);
-  if (pl_sov(oldfd)) return pl_unsupported("dup3", "a SOVIA socket cannot be duplicated", EOPNOTSUPP);
   if (oldfd != newfd && pl_sov(newfd)) sovia_drop(newfd);
   return dup_done(oldfd, PL_CALL(dup3)(oldfd, newfd, flags));
 }

@@ -79,6 +79,10 @@ void sovia_set_fd_hook(void (*closed)(int fd));
 void sovia_set_signal_probe(unsigned (*count)(int all));
 /* 1 if fd is a SOVIA socket. */
 int sovia_is_socket(int fd);
+/* The socket at descriptor from moves to descriptor to, which the caller made a duplicate
+ * of from (the shim, when the application closes SOVIA's own descriptor of a socket it has
+ * duplicated); from is then the caller's to close. 0, or -1 with EBADF. */
+int sovia_renumber(int from, int to);
 /* Whether an IPv4 address (network order) is on the NIC fabric (maps to a node). */
 int sovia_addr_on_fabric(unsigned long ip_be);
 

@@ -23,6 +23,18 @@ int sovia_is_socket(int fd) {
   return r;
 }
 
+int sovia_renumber(int from, int to) {
+  int ret = 0;
+  sv_lock();
+  if (from < 0 || from >= SV_MAXFD || to < 0 || to >= SV_MAXFD || !G.socks[from] || G.socks[to])
+    FAIL(EBADF);
+  G.socks[to] = G.socks[from];
+  G.socks[from] = NULL;
+out:
+  sv_unlock();
+  return ret;
+}
+
 static int new_sock(struct sv_sock **out, bool nonblock, bool cloexec) {
   (void)cloexec;             /* always: a SOVIA socket does not survive exec (README) */
   int fd = eventfd(0, EFD_CLOEXEC);

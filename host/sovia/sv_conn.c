@@ -155,7 +155,7 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   c->cbusy = calloc(SV_NCTL, sizeof *c->cbusy);
   c->rb_cap = 65536;
   c->rb = malloc(c->rb_cap);
-  c->rb_max = cfg->rcvbuf ? cfg->rcvbuf : (size_t)cw * SV_CHUNK;
+  c->rb_max = cfg->rcvbuf ? cfg->rcvbuf : SV_RING_MAX;
   if (c->rb_max < c->rb_cap) c->rb_max = c->rb_cap;
   c->held = calloc(c->nr, sizeof *c->held);
   struct sv_mem m;

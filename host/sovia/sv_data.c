@@ -64,8 +64,17 @@ static bool user_sent(void *arg) {
   return c->user_out == 0 || c->err || c->st == SV_CLOSED;
 }
 
-static bool slot_or_credit(void *arg) {
+/* A sender out of credits whose peer sends too while this application only sends would wait
+ * for good once the peer is out of credits as well (its DATA held here: W x 32 KB), where
+ * TCP's buffers take megabytes (a client writing 3 MB to `ncat --exec cat` before reading
+ * any echo). So while it waits, held DATA move to the receive ring (up to its bound,
+ * SO_RCVBUF), their descriptors go back to the NIC and their credits to the peer. */
+static bool spill_then_credit(void *arg) {
   struct sv_conn *c = arg;
+  if (c->nheld) {
+    sv_rx_release(c, c->nheld);
+    sv_pump(c);
+  }
   return c->credit > 0 || slot_or_error(arg);
 }
 
@@ -79,7 +88,7 @@ static int take_slot(struct sv_conn *c, bool nonblock, uint64_t deadline) {
     if (!c->nsfree && nonblock) return conn_broken(c) ? -EPIPE : -EAGAIN;
     while (!c->nsfree && !conn_broken(c)) {
       bool acks = c->hello && c->credit == 0;
-      int r = acks ? sv_wait_rx(slot_or_credit, c, deadline)
+      int r = acks ? sv_wait_rx(spill_then_credit, c, deadline)
                    : sv_wait_intr(slot_or_error, c, deadline);
       if (r == -EINTR && !c->nsfree) return -EINTR;
       if (r == -ETIMEDOUT && !c->nsfree) return -EAGAIN;

@@ -20,6 +20,8 @@
 #define SV_MAXFD    4096
 #define SV_NCTL     64u         /* control descriptors (ACK, FIN, FINACK, WAKEUP) per conn */
 #define SV_WMAX     1024
+#define SV_RING_MAX (4u << 20)  /* receive ring's default bound, as Linux's autotuned TCP
+                                 * receive buffer (tcp_rmem's 6 MB at most) */
 #define SV_NIC_RING 32u         /* receive descriptors the NIC holds per VI (host/vipl/README.md:
                                  * more wait in libnic's overflow list, and a message arriving
                                  * before they are moved in is dropped) */

@@ -185,9 +185,7 @@ int sovia_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
   } else if (level == SOL_SOCKET && name == SO_ACCEPTCONN) {
     v = s->kind == SV_LISTEN;
   } else if (level == SOL_SOCKET && name == SO_RCVBUF) {
-    unsigned wd, cw, ct;
-    sv_window(s->cfg.w, s->cfg.t, &wd, &cw, &ct);
-    v = (int)(s->c ? s->c->rb_max : s->cfg.rcvbuf ? s->cfg.rcvbuf : cw * SV_CHUNK);
+    v = (int)(s->c ? s->c->rb_max : s->cfg.rcvbuf ? s->cfg.rcvbuf : SV_RING_MAX);
   } else if (level == SOL_SOCKET && name == SO_SNDBUF) {
     unsigned wd, cw, ct;
     sv_window(s->cfg.w, s->cfg.t, &wd, &cw, &ct);

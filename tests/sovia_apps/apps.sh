@@ -7,7 +7,8 @@
 # every step runs under `timeout`, so a hang is a failure. A program that is not installed is
 # a failure too (scripts/deps.sh installs them).
 #   tests/sovia_apps/apps.sh [NAME...]   (redis memcached nginx iperf3 python socat sockperf
-#                                         lighttpd node; default all). Prints "N passed, N failed".
+#                                         lighttpd node busybox sshd; default all). Prints
+#                                         "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common/nicd.sh
@@ -19,7 +20,7 @@ for f in "$SO" build/bin/nicd; do
   [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
 done
 apps_init sovia-apps || { echo "0 passed, 1 failed"; exit 1; }
-base=$(free_ports 12)
+base=$(free_ports 14)
 PY=/usr/bin/python3
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 need() { command -v "$1" >/dev/null 2>&1 || { bad "$2: $1 not installed (scripts/deps.sh)"; return 1; }; }
@@ -258,8 +259,53 @@ t_node() {
   stop "$srv" TERM 10 && ok "node: SIGTERM: exits" || bad "node: hangs in exit"
 }
 
+# busybox: httpd's child puts the connection on its stdin and stdout (dup2); wget reads and
+# writes it through a stdio stream (fdopen).
+t_busybox() {
+  need busybox busybox || return
+  local port=$((base + 11)); SOVIA_PORTS=$port
+  bg_sovia 0 timeout 60 busybox httpd -f -p $port -h "$run/www"
+  local srv=$bg
+  wait_sovia $port && ok "busybox httpd: listens over SOVIA" || bad "busybox httpd: listens"
+  on_sovia 1 timeout 20 curl -sS -o "$run/bb.out" "http://10.0.0.1:$port/blob" 2>"$run/bb.err"
+  [[ -s $run/bb.out && $(sha "$run/bb.out") == $(sha "$run/blob") ]] && ok "busybox httpd: 3 MB file by curl (sha256)" \
+    || bad "busybox httpd: curl: $(head -c 300 "$run/bb.err")"
+  on_sovia 1 timeout 20 busybox wget -q -O "$run/bbw.out" "http://10.0.0.1:$port/blob" 2>"$run/bbw.err"
+  [[ -s $run/bbw.out && $(sha "$run/bbw.out") == $(sha "$run/blob") ]] && ok "busybox wget: 3 MB file (sha256)" \
+    || bad "busybox wget: $(head -c 300 "$run/bbw.err")"
+  stop "$srv" TERM 10 && ok "busybox httpd: SIGTERM: exits" || bad "busybox httpd: hangs in exit"
+}
+
+# sshd re-execs itself for each connection, the connection on its stdin and stdout (a relay,
+# host/sovia/preload_exec.c), and its unprivileged child serves it from a chroot.
+t_sshd() {
+  need /usr/sbin/sshd openssh-server && need ssh openssh-client || return
+  if [[ $(id -u) -ne 0 ]]; then echo "note: sshd needs root (its privilege separation): skipped"; return; fi
+  local port=$((base + 12)) d="$run/ssh"; SOVIA_PORTS=$port
+  mkdir -p "$d" /run/sshd && chmod 700 "$d"
+  ssh-keygen -q -t ed25519 -N '' -f "$d/hostkey" && ssh-keygen -q -t ed25519 -N '' -f "$d/userkey"
+  cp "$d/userkey.pub" "$d/authorized_keys"
+  printf 'Port %s\nListenAddress 0.0.0.0\nHostKey %s\nAuthorizedKeysFile %s\nPermitRootLogin yes\nStrictModes no\nPasswordAuthentication no\nUsePAM no\nPidFile %s\n' \
+    $port "$d/hostkey" "$d/authorized_keys" "$d/sshd.pid" >"$d/sshd_config"
+  bg_sovia 0 timeout 90 /usr/sbin/sshd -D -e -f "$d/sshd_config" 2>"$d/sshd.log"
+  local srv=$bg
+  wait_sovia $port && ok "sshd: listens over SOVIA" || bad "sshd: listens: $(tail -c 300 "$d/sshd.log")"
+  local o=(-i "$d/userkey" -p $port -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR)
+  on_sovia 1 timeout 30 ssh "${o[@]}" root@10.0.0.1 "cat > $d/up" <"$run/blob" 2>"$d/c1.err"
+  [[ -s $d/up && $(sha "$d/up") == $(sha "$run/blob") ]] && ok "ssh: 3 MB uploaded (sha256)" \
+    || bad "ssh: upload: $(head -c 200 "$d/c1.err") $(tail -c 200 "$d/sshd.log")"
+  on_sovia 1 timeout 30 ssh "${o[@]}" root@10.0.0.1 "cat $run/blob" >"$d/down" 2>"$d/c2.err"
+  [[ -s $d/down && $(sha "$d/down") == $(sha "$run/blob") ]] && ok "ssh: 3 MB downloaded (sha256)" \
+    || bad "ssh: download: $(head -c 200 "$d/c2.err")"
+  local v
+  v=$(on_sovia 1 timeout 30 ssh "${o[@]}" root@10.0.0.1 'echo $SSH_CONNECTION' 2>"$d/c3.err")
+  [[ $v == "10.0.0.2 "*" 10.0.0.1 $port" ]] && ok "ssh: the session names the connection: $v" \
+    || bad "ssh: SSH_CONNECTION '$v' $(head -c 200 "$d/c3.err")"
+  stop "$srv" TERM 10 && ok "sshd: SIGTERM: exits" || bad "sshd: hangs in exit"
+}
+
 names=("$@")
-((${#names[@]})) || names=(redis memcached nginx iperf3 python socat sockperf lighttpd node)
+((${#names[@]})) || names=(redis memcached nginx iperf3 python socat sockperf lighttpd node busybox sshd)
 for n in "${names[@]}"; do
   t0=$(date +%s)
   "t_$n"

@@ -1,6 +1,6 @@
 # tests/sovia_apps: unmodified Debian programs (redis, memcached, nginx with ab and wrk, iperf3,
 # python3 http.server, socat with and without fork, sockperf, lighttpd, a node.js http server
-# (node_http.js)) over the SOVIA shim,
+# (node_http.js), busybox httpd and wget, sshd and ssh) over the SOVIA shim,
 # servers on NIC 0 and clients on NIC 1 in empty network namespaces (apps.sh; helpers shared
 # with bench/bench_apps.sh in apps_lib.sh). Needs build/lib/libsovia_preload.so and nicd (BINS).
 TESTS += tests/sovia_apps/apps.sh
@@ -18,6 +18,16 @@ TESTS     += tests/sovia_apps/shim_sem.sh
 $(SHIM_SEM): $(B)/san/tests/sovia_apps/shim_sem.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $< -lpthread -o $@
+
+# A connection under other descriptors: duplicates, a stdio stream, and handed to a program
+# the process execs (through a relay process, host/sovia/preload_exec.c).
+SHIM_FD := $(B)/tests/sovia_apps/shim_fd
+TEST_BINS += $(SHIM_FD)
+TESTS     += tests/sovia_apps/shim_fd.sh
+
+$(SHIM_FD): $(B)/san/tests/sovia_apps/shim_fd.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $< -o $@
 
 # A process's end as its peers see it (_exit, a vfork child, a daemon's fork, a forking
 # server, nginx as a daemon): what it sent arrives whole, then end of file.

@@ -1,0 +1,226 @@
+/* shim_fd.c: a SOVIA connection under other descriptors, checked by a plain BSD-sockets
+ * program run under the shim (shim_fd.sh): `shim_fd server PORT` on NIC 0, `shim_fd client
+ * ADDR PORT` on NIC 1. Three connections:
+ *   1. duplicates: dup, F_DUPFD_CLOEXEC and dup2 of an accepted socket, the original closed
+ *      first; each duplicate reads, writes and names the peer; the peer sees the end only
+ *      when the last one closes;
+ *   2. a stdio stream: fdopen, fgets, fprintf, fileno, fclose;
+ *   3. exec: a child puts the connection on its stdin and stdout and execs sh, which reads a
+ *      line, answers, runs python3 to print the socket's names, then execs cat; the client
+ *      streams 2 MB through cat and back, then shuts its side and must see the end;
+ *   4. both sides write 3 MB before either reads (TCP's buffers take it: so must SOVIA's).
+ * Each check prints "ok"/"FAIL"; the last line is "N passed, N failed". */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int pass, fail;
+#define CHECK(c, ...) do { if (c) { pass++; printf("ok   " __VA_ARGS__); } \
+                           else { fail++; printf("FAIL " __VA_ARGS__); } printf("\n"); fflush(stdout); } while (0)
+
+static int done(void) {
+  printf("%d passed, %d failed\n", pass, fail);
+  fflush(stdout);
+  return fail ? 1 : 0;
+}
+
+/* One line (up to '\n', which is dropped) read a byte at a time; its length or -1. */
+static int read_line(int s, char *out, size_t cap) {
+  size_t n = 0;
+  for (;;) {
+    char ch;
+    ssize_t r = read(s, &ch, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    if (ch == '\n') break;
+    if (n + 1 < cap) out[n++] = ch;
+  }
+  out[n] = 0;
+  return (int)n;
+}
+
+static bool say(int s, const char *text) { return write(s, text, strlen(text)) == (ssize_t)strlen(text); }
+
+static bool at_eof(int s) {
+  char ch;
+  return read(s, &ch, 1) == 0;
+}
+
+static int serve_dups(int c) {
+  struct sockaddr_in want, got;
+  socklen_t wl = sizeof want, gl = sizeof got;
+  getpeername(c, (struct sockaddr *)&want, &wl);
+  int d = dup(c), e = fcntl(c, F_DUPFD_CLOEXEC, 100), f = dup2(c, 50);
+  CHECK(d >= 0 && e >= 100 && f == 50, "dup %d, F_DUPFD_CLOEXEC %d, dup2 %d of a SOVIA socket", d, e, f);
+  CHECK((fcntl(e, F_GETFD) & FD_CLOEXEC) && !(fcntl(f, F_GETFD) & FD_CLOEXEC), "each duplicate has its own close-on-exec flag");
+  close(c);                  /* the accepted descriptor first: the others go on */
+  char line[64];
+  CHECK(read_line(d, line, sizeof line) >= 0 && !strcmp(line, "ping1"), "a duplicate reads after the original closed: '%s'", line);
+  CHECK(say(e, "pong1\n"), "another duplicate writes");
+  CHECK(getpeername(f, (struct sockaddr *)&got, &gl) == 0 && got.sin_addr.s_addr == want.sin_addr.s_addr &&
+        got.sin_port == want.sin_port, "a duplicate names the peer");
+  close(d);
+  close(e);
+  CHECK(say(f, "pong2\n"), "the last duplicate still writes");
+  CHECK(read_line(f, line, sizeof line) >= 0 && !strcmp(line, "quit"), "and reads");
+  return close(f);
+}
+
+static void serve_stdio(int c) {
+  FILE *f = fdopen(c, "r+");
+  char line[64] = "";
+  CHECK(f && fgets(line, sizeof line, f) && !strcmp(line, "hello stdio\n"), "fdopen'd stream: fgets '%.20s'", line);
+  CHECK(f && fileno(f) == c, "fileno gives the socket's descriptor");
+  CHECK(f && fprintf(f, "HELLO %d\n", 42) > 0 && fflush(f) == 0, "fprintf and fflush");
+  CHECK(f && fclose(f) == 0, "fclose");
+}
+
+#define SCRIPT "read l; echo \"sh got $l\"; python3 -c 'import socket; s = socket.socket(fileno=0); " \
+               "print(s.getpeername()[0], s.getsockname()[1]); s.detach()'; exec cat"
+
+static void serve_exec(int c) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(c, 0);
+    dup2(c, 1);
+    close(c);
+    execl("/bin/sh", "sh", "-c", SCRIPT, (char *)NULL);
+    _exit(127);
+  }
+  close(c);
+  int st = 0;
+  CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "exec'd sh and cat ended (status %d)", st);
+}
+
+#define BOTH_WAYS (3u << 20)
+
+/* Writes BOTH_WAYS bytes, then reads as many: whether they were the pattern's. */
+static bool write_then_read(int s) {
+  unsigned char *b = malloc(BOTH_WAYS);
+  for (size_t i = 0; i < BOTH_WAYS; i++) b[i] = (unsigned char)(i % 253);
+  size_t off = 0;
+  while (off < BOTH_WAYS) {
+    ssize_t w = write(s, b + off, BOTH_WAYS - off);
+    if (w <= 0) break;
+    off += (size_t)w;
+  }
+  bool ok = off == BOTH_WAYS;
+  memset(b, 0, BOTH_WAYS);
+  for (off = 0; ok && off < BOTH_WAYS;) {
+    ssize_t r = read(s, b + off, BOTH_WAYS - off);
+    if (r <= 0) ok = false;
+    else off += (size_t)r;
+  }
+  for (size_t i = 0; ok && i < BOTH_WAYS; i++) ok = b[i] == (unsigned char)(i % 253);
+  free(b);
+  return ok;
+}
+
+static int server(int port) {
+  int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+  setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 8)) {
+    perror("listen");
+    return 2;
+  }
+  int c = accept(l, NULL, NULL);
+  serve_dups(c);
+  serve_stdio(accept(l, NULL, NULL));
+  serve_exec(accept(l, NULL, NULL));
+  int c4 = accept(l, NULL, NULL);
+  CHECK(write_then_read(c4), "3 MB written before reading, then 3 MB read");
+  close(c4);
+  close(l);
+  return done();
+}
+
+static int dial(const char *addr, int port) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  inet_pton(AF_INET, addr, &a.sin_addr);
+  if (connect(s, (struct sockaddr *)&a, sizeof a)) perror("connect");
+  return s;
+}
+
+/* Writes n bytes and reads them back at once, as through cat. */
+static bool echo_through(int s, size_t n) {
+  unsigned char *out = malloc(n), *in = malloc(n);
+  for (size_t i = 0; i < n; i++) out[i] = (unsigned char)(i * 7 + i / 251);
+  size_t sent = 0, got = 0;
+  fcntl(s, F_SETFL, O_NONBLOCK);
+  while (got < n) {
+    struct pollfd p = {.fd = s, .events = POLLIN | (sent < n ? POLLOUT : 0)};
+    if (poll(&p, 1, 10000) <= 0) break;
+    if ((p.revents & POLLOUT) && sent < n) {
+      ssize_t w = write(s, out + sent, n - sent < 65536 ? n - sent : 65536);
+      if (w > 0) sent += (size_t)w;
+    }
+    if (p.revents & (POLLIN | POLLHUP)) {
+      ssize_t r = read(s, in + got, n - got);
+      if (r == 0) break;
+      if (r > 0) got += (size_t)r;
+    }
+  }
+  fcntl(s, F_SETFL, 0);
+  bool same = got == n && !memcmp(in, out, n);
+  free(out);
+  free(in);
+  return same;
+}
+
+static int client(const char *addr, int port) {
+  char line[128];
+  int s = dial(addr, port);
+  say(s, "ping1\n");
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "pong1"), "client: pong1 from a duplicate");
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "pong2"), "client: no end while a duplicate stays open");
+  say(s, "quit\n");
+  CHECK(at_eof(s), "client: the end once the last duplicate closed");
+  close(s);
+
+  s = dial(addr, port);
+  say(s, "hello stdio\n");
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "HELLO 42"), "client: the stream's line: '%s'", line);
+  CHECK(at_eof(s), "client: the end at fclose");
+  close(s);
+
+  s = dial(addr, port);
+  struct sockaddr_in me;
+  socklen_t ml = sizeof me;
+  getsockname(s, (struct sockaddr *)&me, &ml);
+  say(s, "x1\n");
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "sh got x1"), "client: exec'd sh answers: '%s'", line);
+  char want[64];
+  snprintf(want, sizeof want, "%s %d", inet_ntoa(me.sin_addr), port);
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strncmp(line, want, strlen(want)),
+        "client: python in the exec'd program names the connection: '%s'", line);
+  CHECK(echo_through(s, 2u << 20), "client: 2 MB through the exec'd cat and back");
+  shutdown(s, SHUT_WR);
+  CHECK(at_eof(s), "client: the end after cat saw ours");
+  close(s);
+
+  s = dial(addr, port);
+  CHECK(write_then_read(s), "client: 3 MB written before reading, then 3 MB read");
+  close(s);
+  return done();
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc == 3 && !strcmp(argv[1], "server")) return server(atoi(argv[2]));
+  if (argc == 4 && !strcmp(argv[1], "client")) return client(argv[2], atoi(argv[3]));
+  fprintf(stderr, "usage: shim_fd server PORT | shim_fd client ADDR PORT\n");
+  return 2;
+}
