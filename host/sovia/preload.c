@@ -6,7 +6,7 @@
  * socket: the kernel descriptor stays open as the number the application holds (unique,
  * close() works) and maps to the SOVIA socket's own descriptor. An AF_INET6 socket takes
  * ::, ::1 and v4-mapped addresses (dual stack) and sees its names v4-mapped. Accepted SOVIA
- * connections are handed out under SOVIA's own descriptor (a real eventfd). This file: the
+ * connections are handed out under SOVIA's own descriptor (an unbound unix socket). This file: the
  * table, addressing and the socket calls (socket, bind, listen, accept, connect, close,
  * shutdown, options, names, fcntl, ioctl, dup, and the other ways to close: close_range,
  * closefrom); preload_io.c the data calls, preload_wait.c
@@ -320,7 +320,7 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len) {
 }
 
 /* The application closes SOVIA's own descriptor s of a socket another of its descriptors
- * still names (a duplicate of it, so the same eventfd): the socket moves to that one. */
+ * still names (a duplicate of it, so the same kernel socket): the socket moves to that one. */
 static int renumber(int s) {
   int a = -1;
   for (int x = 0; x < PMAXFD && a < 0; x++)
@@ -369,7 +369,6 @@ int shutdown(int fd, int how) {
 int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
   struct pfd *p = pl_sov(fd);
   if (p) return sovia_setsockopt(p->sfd, level, name, val, len);
-  if (pl_relay_ip_level(fd, level)) return 0;   /* TCP_NODELAY and its kin: nothing to do */
   if (level == SOL_SOVIA && cand(fd)) {
     /* SOVIA's own options on a candidate: kept for the switch, never sent to the kernel */
     if (!val || len < sizeof(int) || pl_tab[fd].nopt >= NOPT) {
@@ -378,6 +377,7 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
     }
   } else {
     int r = PL_CALL(setsockopt)(fd, level, name, val, len);
+    if (r && pl_relay_ip_level(fd, level)) return 0;   /* TCP_NODELAY and its kin: no-ops */
     if (r || !(cand(fd) || pl_udp_cand(fd))) return r;   /* a UDP candidate's SO_REUSEADDR counts */
     if (!val || len != sizeof(int) || pl_tab[fd].nopt >= NOPT) return r;
   }
@@ -392,8 +392,8 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
 int getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
   struct pfd *p = pl_sov(fd);
   if (p) return sovia_getsockopt(p->sfd, level, name, val, len);
-  if (pl_relay_ip_level(fd, level)) {   /* zero, and no IP options (sshd asks) */
-    if (!val || !len) return errno = EFAULT, -1;
+  int r = PL_CALL(getsockopt)(fd, level, name, val, len);
+  if (r && val && len && pl_relay_ip_level(fd, level)) {   /* zero, and no IP options (sshd asks) */
     if (level == IPPROTO_IP && name == IP_OPTIONS) {
       *len = 0;
       return 0;
@@ -403,16 +403,23 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
     *len = sizeof(int);
     return 0;
   }
-  return PL_CALL(getsockopt)(fd, level, name, val, len);
+  return r;
 }
 
 static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
   if (pl_udp(fd)) return pl_udp_name(fd, addr, len, peer);
   struct pfd *p = pl_sov(fd);
   if (!p) {
-    int r = pl_relay_name(fd, addr, len, peer);
-    if (r != 1) return r;
-    return peer ? PL_CALL(getpeername)(fd, addr, len) : PL_CALL(getsockname)(fd, addr, len);
+    socklen_t cap = len ? *len : 0;
+    int r = peer ? PL_CALL(getpeername)(fd, addr, len) : PL_CALL(getsockname)(fd, addr, len);
+    if (r == 0 && addr && len && cap >= sizeof(sa_family_t) && addr->sa_family == AF_UNIX) {
+      socklen_t got = *len;
+      *len = cap;
+      int t = pl_relay_name(fd, addr, len, peer);   /* a relayed connection's names */
+      if (t != 1) return t;
+      *len = got;
+    }
+    return r;
   }
   struct sockaddr_in a;
   socklen_t n = sizeof a;

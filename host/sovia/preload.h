@@ -57,11 +57,13 @@ bool pl_ip_local(uint32_t ip_be);
 bool pl_to_v4(const struct sockaddr *a, socklen_t len, struct sockaddr_in *out);
 /* Whether the application ever gave a signal handler of its own (preload_sig.c). */
 bool pl_signals_handled(void);
-/* A descriptor standing for a connection relayed across exec (preload_exec.c): its names
- * (0, or -1 and errno; 1 if fd is no such descriptor), and whether an option of level is one
- * of TCP/IP's, which the unix socket under it does not have. */
+/* A descriptor standing for a relayed connection (preload_relay.c): its names (0, or -1 and
+ * errno; 1 if fd is no such descriptor), and whether an option of level is one of TCP/IP's,
+ * which the unix socket under it does not have. pl_relay_rights relays the SOVIA sockets a
+ * message passes (SCM_RIGHTS) before it goes. */
 int pl_relay_name(int fd, struct sockaddr *addr, socklen_t *len, bool peer);
 bool pl_relay_ip_level(int fd, int level);
+void pl_relay_rights(const struct msghdr *m);
 void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
 void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
 

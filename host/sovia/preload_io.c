@@ -211,6 +211,7 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags) {
   ssize_t u = pl_udp(fd) || pl_udp_cand(fd) ? pl_udp_sendmsg(fd, m, flags, &done) : 0;
   if (done) return u;
   struct pfd *p = pl_sov(fd);
+  if (!p && m && m->msg_controllen) pl_relay_rights(m);   /* SOVIA sockets passed: relayed */
   if (!p) return PL_CALL(sendmsg)(fd, m, flags);
   if (!m) return errno = EFAULT, -1;
   if (m->msg_controllen)

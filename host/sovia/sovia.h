@@ -77,6 +77,8 @@ void sovia_set_fd_hook(void (*closed)(int fd));
  * whose handler does not ask for SA_RESTART. A blocking accept, recv or send that sees the
  * latter move returns EINTR, a poll either, as the kernel's would. */
 void sovia_set_signal_probe(unsigned (*count)(int all));
+/* 1 if this process has opened its NIC for SOVIA (state a fork must hand on). */
+int sovia_active(void);
 /* 1 if fd is a SOVIA socket. */
 int sovia_is_socket(int fd);
 /* The socket at descriptor from moves to descriptor to, which the caller made a duplicate

@@ -1,6 +1,6 @@
-/* sv_api.c: the sovia_ entry points. Each SOVIA socket holds a real descriptor (an eventfd)
- * so its number is unique in the process and survives close-on-exec bookkeeping; the table
- * G.socks maps it to the socket. Every call takes the library lock; blocking calls progress
+/* sv_api.c: the sovia_ entry points. Each SOVIA socket holds a real descriptor (an unbound
+ * unix socket: fstat says socket, as inetd-style programs check of their stdin) so its number
+ * is unique in the process; the table G.socks maps it to the socket. Every call takes the library lock; blocking calls progress
  * every connection while they wait (single-threaded progress inside calls). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "sv_int.h"
@@ -19,6 +19,13 @@
 int sovia_is_socket(int fd) {
   sv_lock();
   int r = sv_sock_get(fd) != NULL;
+  sv_unlock();
+  return r;
+}
+
+int sovia_active(void) {
+  sv_lock();
+  int r = G.ready;
   sv_unlock();
   return r;
 }
@@ -37,7 +44,7 @@ out:
 
 static int new_sock(struct sv_sock **out, bool nonblock, bool cloexec) {
   (void)cloexec;             /* always: a SOVIA socket does not survive exec (README) */
-  int fd = eventfd(0, EFD_CLOEXEC);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   if (fd >= SV_MAXFD) {
     sv_sys_close(fd);

@@ -1,29 +1,35 @@
-/* preload_exec.c: SOVIA connections across exec. A connection lives in the process's memory,
- * which exec replaces, yet inetd-style servers hand theirs to the program they exec as a
- * descriptor (sshd's re-exec, ncat --exec, inetd, a CGI script on stdin and stdout). At exec
- * each connected SOVIA socket that would survive it (a descriptor without close-on-exec) goes
- * to a relay: a forked copy of the process that keeps the connection and copies between it
- * and one end of a unix socket pair, whose other end takes the socket's descriptor numbers.
- * The new program reads and writes a kernel socket; getsockname and getpeername give the
- * connection's names on any descriptor of it (passed in $SOVIA_RELAYED, keyed by the pair's
- * inode: sshd dups its stdin to another number), and TCP options on it are no-ops.
- * The relay ends when both directions have ended, or when either side goes away. A vfork
- * child's exec relays nothing (it shares its parent's memory), nor posix_spawn's. */
+/* preload_relay.c: SOVIA connections handed out of the process's reach. A connection lives
+ * in the process's memory and needs the NIC, nicd's socket and threads of its own; yet
+ * inetd-style servers hand theirs to the program they exec (sshd re-execs itself for each
+ * connection, on its stdin and stdout; a CGI program), pass it to another process over a unix
+ * socket (SCM_RIGHTS: vsftpd's privileged half to its chrooted one), or serve it from a
+ * process that has chrooted, changed user and set its descriptor and process limits to zero
+ * (vsftpd). So at exec (each connection whose descriptor survives it), at a sendmsg with
+ * SCM_RIGHTS naming it, and before chroot, a change of user away from root, or a lowered
+ * RLIMIT_NOFILE or RLIMIT_NPROC, a connected SOVIA socket goes to a relay: a forked copy of
+ * the process, named sovia-relay, that takes the connection over as a fork child would and
+ * copies between it and one end of a unix socket pair, whose other end takes the socket's
+ * descriptor numbers. That end is bound to an abstract name carrying the connection's
+ * addresses, so getsockname and getpeername on any descriptor of it, in any process, give
+ * them (a chroot does not hide an abstract name), and TCP and IP options on it are no-ops. A
+ * half-close crosses the relay both ways; the relay closes the connection when the other
+ * side closes entirely, and ends when both directions have. A listener is not relayed, and
+ * nothing is at a vfork child's exec (it shares its parent's memory) or posix_spawn's. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -35,66 +41,54 @@ PL_REAL(int, execvpe, const char *, char *const[], char *const[])
 PL_REAL(int, fexecve, int, char *const[], char *const[])
 PL_REAL(int, fcntl, int, int, ...)
 PL_REAL(int, dup3, int, int, int)
+PL_REAL(int, getsockname, int, struct sockaddr *, socklen_t *)
+PL_REAL(int, chroot, const char *)
+PL_REAL(int, setuid, uid_t)
+PL_REAL(int, setreuid, uid_t, uid_t)
+PL_REAL(int, setresuid, uid_t, uid_t, uid_t)
+PL_REAL(int, setrlimit, __rlimit_resource_t, const struct rlimit *)
+PL_REAL(int, prlimit, pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *)
 
-#define ENV "SOVIA_RELAYED"
-#define MAXREL 32
+#define TAG "sovia-relay "
 
-/* The socket (by inode) that stands for a relayed connection, and the connection's names. */
-struct relayed {
-  unsigned long ino;
-  struct sockaddr_in local, peer;
-  bool v6;
-};
-static struct relayed rel[MAXREL];
-static unsigned nrel;
-
-static unsigned long ino_of(int fd) {
-  struct stat st;
-  return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) ? (unsigned long)st.st_ino : 0;
-}
-
-/* $SOVIA_RELAYED: inode:localip:localport:peerip:peerport:v6, comma separated (numbers in
- * hex, addresses and ports in network order). */
-static void env_read(void) {
-  const char *p = getenv(ENV);
-  while (p && *p && nrel < MAXREL) {
-    struct relayed r = {0};
-    unsigned la, lp, pa, pp, v6;
-    int used = 0;
-    if (sscanf(p, "%lx:%x:%x:%x:%x:%x%n", &r.ino, &la, &lp, &pa, &pp, &v6, &used) != 6) break;
-    r.local = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)lp, .sin_addr.s_addr = la};
-    r.peer = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)pp, .sin_addr.s_addr = pa};
-    r.v6 = v6 != 0;
-    rel[nrel++] = r;
-    p += used;
-    if (*p == ',') p++;
-  }
-}
-
-static const struct relayed *relayed(int fd) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, env_read);
-  if (!nrel) return NULL;
-  unsigned long ino = ino_of(fd);
-  for (unsigned i = 0; ino && i < nrel; i++)
-    if (rel[i].ino == ino) return &rel[i];
-  return NULL;
+/* The addresses a relayed connection's abstract name carries: "sovia-relay PID.N LIP:LPORT
+ * PIP:PPORT V6" (hex, network order; PID.N makes it unique). */
+static bool tagged(int fd, struct sockaddr_in *local, struct sockaddr_in *peer, bool *v6) {
+  struct sockaddr_un u;
+  socklen_t ul = sizeof u;
+  if (PL_CALL(getsockname)(fd, (struct sockaddr *)&u, &ul) != 0 || u.sun_family != AF_UNIX ||
+      ul <= offsetof(struct sockaddr_un, sun_path) + sizeof TAG || u.sun_path[0] != 0 ||
+      memcmp(u.sun_path + 1, TAG, sizeof TAG - 1) != 0)
+    return false;
+  char name[sizeof u.sun_path];
+  size_t n = ul - offsetof(struct sockaddr_un, sun_path) - 1;
+  memcpy(name, u.sun_path + 1, n);
+  name[n] = 0;
+  unsigned la, lp, pa, pp, six;
+  if (sscanf(name + sizeof TAG - 1, "%*x.%*x %x:%x %x:%x %x", &la, &lp, &pa, &pp, &six) != 5) return false;
+  *local = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)lp, .sin_addr.s_addr = la};
+  *peer = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)pp, .sin_addr.s_addr = pa};
+  *v6 = six != 0;
+  return true;
 }
 
 int pl_relay_name(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
-  const struct relayed *r = relayed(fd);
-  if (!r) return 1;
+  struct sockaddr_in l, p;
+  bool v6;
+  if (!tagged(fd, &l, &p, &v6)) return 1;
   if (!addr || !len) {
     errno = EFAULT;
     return -1;
   }
-  struct pfd as = {.v6 = r->v6};
-  pl_name_out(&as, (const struct sockaddr *)(peer ? &r->peer : &r->local), addr, len);
+  struct pfd as = {.v6 = v6};
+  pl_name_out(&as, (const struct sockaddr *)(peer ? &p : &l), addr, len);
   return 0;
 }
 
 bool pl_relay_ip_level(int fd, int level) {
-  return (level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6) && relayed(fd);
+  struct sockaddr_in l, p;
+  bool v6;
+  return (level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6) && tagged(fd, &l, &p, &v6);
 }
 
 /* ---- the relay ---- */
@@ -113,8 +107,7 @@ static void relay_quiet(int keep_a, int keep_b) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   prctl(PR_SET_NAME, "sovia-relay");
-  /* The other SOVIA and E-UDP sockets are the exec'ing program's: closed as a fork child
-   * closes them. */
+  /* The other SOVIA and E-UDP sockets are the program's: closed as a fork child closes them. */
   for (int fd = 0; fd < PMAXFD; fd++)
     if (fd != keep_a && ((pl_sov(fd) && pl_tab[fd].sfd != keep_a) || pl_udp(fd))) close(fd);
   /* Every other descriptor too: a copy of a pipe's write end held here would keep its reader
@@ -145,6 +138,7 @@ static _Noreturn void relay_main(int s, int u) {
   sovia_fcntl(s, F_SETFL, O_NONBLOCK);
   fcntl(u, F_SETFL, O_NONBLOCK);
   bool gone = false;           /* u's side closed entirely: nothing more reaches it */
+  bool shut = false;           /* our FIN is asked for */
   while (!((in.eof || gone) && out.eof && !in.len && !out.len)) {
     struct pollfd p[2] = {{.fd = s}, {.fd = u}};
     if (!in.eof && !in.len && !gone) p[0].events |= POLLIN;
@@ -176,7 +170,7 @@ static _Noreturn void relay_main(int s, int u) {
       if (w > 0) out.off += (size_t)w, out.len -= (size_t)w;
       else if (w < 0 && errno != EAGAIN) break;
     }
-    if (out.eof && !out.len && !gone) sovia_shutdown(s, SHUT_WR);
+    if (out.eof && !out.len && !gone && !shut) shut = sovia_shutdown(s, SHUT_WR) == 0 || true;
     if ((p[0].revents & POLLERR) && !(p[0].revents & POLLIN)) break;
   }
   close(u);
@@ -184,15 +178,7 @@ static _Noreturn void relay_main(int s, int u) {
   exit(0);
 }
 
-/* ---- exec ---- */
-
-static void env_add(char *env, size_t cap, unsigned long ino, const struct sockaddr_in *l,
-                    const struct sockaddr_in *p, bool v6) {
-  size_t used = strlen(env);
-  snprintf(env + used, cap - used, "%s%lx:%x:%x:%x:%x:%x", used > sizeof ENV ? "," : "", ino,
-           (unsigned)l->sin_addr.s_addr, (unsigned)l->sin_port, (unsigned)p->sin_addr.s_addr,
-           (unsigned)p->sin_port, v6 ? 1u : 0u);
-}
+/* ---- handing connections to relays ---- */
 
 static bool survives(int fd) {
   int fl = PL_CALL(fcntl)(fd, F_GETFD);
@@ -200,18 +186,24 @@ static bool survives(int fd) {
 }
 
 /* Relays the connection of SOVIA descriptor sfd, which the application's descriptors fds
- * name; appends its entry to env. */
-static void relay_one(int sfd, const int *fds, unsigned n, bool v6, char *env, size_t cap) {
+ * name; each keeps its close-on-exec flag. */
+static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
+  static unsigned serial;
   struct sockaddr_in l, p;
   socklen_t ll = sizeof l, pl = sizeof p;
   if (sovia_getsockname(sfd, (struct sockaddr *)&l, &ll) || sovia_getpeername(sfd, (struct sockaddr *)&p, &pl))
-    return;   /* not connected: stays as it was (a listener does not survive exec) */
+    return;   /* not connected: stays as it is (a listener is not relayed) */
   /* This process takes the connection (a fork may have left it unclaimed), so that the fork
    * below hands it on to the relay as to any child, and the close here only forgets it. */
   struct pollfd q = {.fd = sfd, .events = POLLIN};
   if (sovia_poll(&q, 1, 0) < 0 || (q.revents & POLLNVAL)) return;   /* another process's */
   int sp[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) return;
+  struct sockaddr_un u = {.sun_family = AF_UNIX};
+  int k = snprintf(u.sun_path + 1, sizeof u.sun_path - 1, TAG "%x.%x %x:%x %x:%x %x", (unsigned)getpid(),
+                   serial++, (unsigned)l.sin_addr.s_addr, (unsigned)l.sin_port,
+                   (unsigned)p.sin_addr.s_addr, (unsigned)p.sin_port, v6 ? 1u : 0u);
+  bind(sp[1], (struct sockaddr *)&u, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k));
   pid_t pid = fork();
   if (pid < 0) {
     close(sp[0]);
@@ -230,83 +222,54 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6, char *env, s
   }
   sovia_close(sfd);             /* the relay holds it: here it is only forgotten */
   for (unsigned i = 0; i < n; i++) PL_CALL(dup3)(sp[1], fds[i], keep[i] ? 0 : O_CLOEXEC);
-  unsigned long ino = ino_of(sp[1]);
   close(sp[1]);
-  if (ino && nrel < MAXREL) rel[nrel++] = (struct relayed){ino, l, p, v6};
-  env_add(env, cap, ino, &l, &p, v6);
 }
 
-/* Relays every connection that survives the exec; the $SOVIA_RELAYED entry (these and the
- * ones this process was given that still stand), or NULL if there is none. */
-static char *relay_all(void) {
-  if (sovia_vfork_child()) return NULL;
-  size_t cap = 64 + (size_t)MAXREL * 64;
-  char *env = malloc(cap);
-  if (!env) return NULL;
-  snprintf(env, cap, "%s=", ENV);
-  (void)relayed(-1);            /* the ones this process was given, passed on */
-  unsigned given = nrel;
-  for (unsigned i = 0; i < given; i++) env_add(env, cap, rel[i].ino, &rel[i].local, &rel[i].peer, rel[i].v6);
-  static bool done[PMAXFD];
-  memset(done, 0, sizeof done);
-  for (int fd = 0; fd < PMAXFD; fd++) {
-    struct pfd *p = pl_sov(fd);
-    if (!p || done[fd] || !survives(fd)) continue;
-    int fds[16];
-    unsigned n = 0;
-    for (int x = fd; x < PMAXFD && n < 16; x++)
-      if (pl_sov(x) && pl_tab[x].sfd == p->sfd && !done[x]) {
-        done[x] = true;
-        fds[n++] = x;
+/* Relays the connection under application descriptor fd, with every descriptor naming it. */
+static void relay_fd(int fd) {
+  struct pfd *p = pl_sov(fd);
+  if (!p) return;
+  int fds[16];
+  unsigned n = 0;
+  for (int x = 0; x < PMAXFD && n < 16; x++)
+    if (pl_sov(x) && pl_tab[x].sfd == p->sfd) fds[n++] = x;
+  relay_one(p->sfd, fds, n, p->v6);
+}
+
+/* Every connection (only_surviving: those with a descriptor that survives exec). */
+static void relay_all(bool only_surviving) {
+  if (sovia_vfork_child()) return;
+  for (int fd = 0; fd < PMAXFD; fd++)
+    if (pl_sov(fd) && (!only_surviving || survives(fd))) relay_fd(fd);
+}
+
+void pl_relay_rights(const struct msghdr *m) {
+  for (struct cmsghdr *c = m ? CMSG_FIRSTHDR(m) : NULL; c; c = CMSG_NXTHDR((struct msghdr *)m, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < n; i++) {
+        int fd;
+        memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+        relay_fd(fd);
       }
-    relay_one(p->sfd, fds, n, p->v6, env, cap);
-  }
-  if (strlen(env) == sizeof ENV) {
-    free(env);
-    return NULL;
-  }
-  return env;
+    }
 }
 
-/* envp with entry (NAME=...) in place of its own $SOVIA_RELAYED. */
-static char **env_with(char *const envp[], char *entry) {
-  size_t n = 0;
-  while (envp && envp[n]) n++;
-  char **e = malloc((n + 2) * sizeof *e);
-  if (!e) return NULL;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(envp[i], ENV "=", sizeof ENV) != 0) e[k++] = envp[i];
-  e[k++] = entry;
-  e[k] = NULL;
-  return e;
-}
+/* ---- exec ---- */
 
 int execve(const char *path, char *const argv[], char *const envp[]) {
-  char *entry = relay_all();
-  char **e = entry ? env_with(envp, entry) : NULL;
-  int r = PL_CALL(execve)(path, argv, e ? e : envp);
-  free(e);
-  free(entry);
-  return r;
+  relay_all(true);
+  return PL_CALL(execve)(path, argv, envp);
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[]) {
-  char *entry = relay_all();
-  char **e = entry ? env_with(envp, entry) : NULL;
-  int r = PL_CALL(execvpe)(file, argv, e ? e : envp);
-  free(e);
-  free(entry);
-  return r;
+  relay_all(true);
+  return PL_CALL(execvpe)(file, argv, envp);
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[]) {
-  char *entry = relay_all();
-  char **e = entry ? env_with(envp, entry) : NULL;
-  int r = PL_CALL(fexecve)(fd, argv, e ? e : envp);
-  free(e);
-  free(entry);
-  return r;
+  relay_all(true);
+  return PL_CALL(fexecve)(fd, argv, envp);
 }
 
 int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
@@ -366,4 +329,51 @@ int execle(const char *path, const char *arg, ...) {
   int r = execve(path, v, envp);
   free(v);
   return r;
+}
+
+/* ---- the process closing itself in ---- */
+
+int chroot(const char *path) {
+  relay_all(false);
+  return PL_CALL(chroot)(path);
+}
+
+/* Away from root: nicd's socket and run directory may be root's alone. */
+static void leaving_root(uid_t to) {
+  if (geteuid() == 0 && to != 0 && to != (uid_t)-1) relay_all(false);
+}
+int setuid(uid_t uid) {
+  leaving_root(uid);
+  return PL_CALL(setuid)(uid);
+}
+int setreuid(uid_t r, uid_t e) {
+  leaving_root(e);
+  return PL_CALL(setreuid)(r, e);
+}
+int setresuid(uid_t r, uid_t e, uid_t s) {
+  leaving_root(e);
+  return PL_CALL(setresuid)(r, e, s);
+}
+
+/* Limits that leave no room for SOVIA's descriptors (nicd's socket at each disconnect) or
+ * threads (the close thread). */
+#define ROOM_FDS 64
+#define ROOM_PROCS 64
+static void limiting(int what, const struct rlimit *l) {
+  if (l && ((what == RLIMIT_NOFILE && l->rlim_cur < ROOM_FDS) || (what == RLIMIT_NPROC && l->rlim_cur < ROOM_PROCS)))
+    relay_all(false);
+}
+int setrlimit(__rlimit_resource_t what, const struct rlimit *l) {
+  limiting((int)what, l);
+  return PL_CALL(setrlimit)(what, l);
+}
+int setrlimit64(__rlimit_resource_t what, const struct rlimit64 *l) {
+  return setrlimit(what, (const struct rlimit *)l);
+}
+int prlimit(pid_t pid, __rlimit_resource_t what, const struct rlimit *l, struct rlimit *old) {
+  if (pid == 0 || pid == getpid()) limiting((int)what, l);
+  return PL_CALL(prlimit)(pid, what, l, old);
+}
+int prlimit64(pid_t pid, __rlimit_resource_t what, const struct rlimit64 *l, struct rlimit64 *old) {
+  return prlimit(pid, what, (const struct rlimit *)l, (struct rlimit *)old);
 }
