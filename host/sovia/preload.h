@@ -64,6 +64,10 @@ bool pl_signals_handled(void);
 int pl_relay_name(int fd, struct sockaddr *addr, socklen_t *len, bool peer);
 bool pl_relay_ip_level(int fd, int level);
 void pl_relay_rights(const struct msghdr *m);
+/* fd names a connection a relay took over while this process held a copy (its calls fail
+ * with EBADF): whether fd, and every descriptor naming the same socket, now hold a stream of
+ * the relay's (then the call is the kernel's). */
+bool pl_relay_adopt(int fd);
 void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
 void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
 

@@ -54,11 +54,17 @@ static ssize_t udp_recv(int fd, void *buf, size_t n, int flags, struct sockaddr 
 
 static ssize_t sv_send(struct pfd *p, const void *buf, size_t n, int flags) {
   if (flags & MSG_OOB) return pl_unsupported("send(MSG_OOB)", "no urgent data", EOPNOTSUPP);
-  return sovia_send(p->sfd, buf, n, flags & SV_FLAGS_OK);
+  int fd = (int)(p - pl_tab);
+  ssize_t r = sovia_send(p->sfd, buf, n, flags & SV_FLAGS_OK);
+  if (r < 0 && errno == EBADF && pl_relay_adopt(fd)) return PL_CALL(send)(fd, buf, n, flags);
+  return r;
 }
 static ssize_t sv_recv(struct pfd *p, void *buf, size_t n, int flags) {
   if (flags & MSG_OOB) return pl_unsupported("recv(MSG_OOB)", "no urgent data", EOPNOTSUPP);
-  return sovia_recv(p->sfd, buf, n, flags & SV_FLAGS_OK);
+  int fd = (int)(p - pl_tab);
+  ssize_t r = sovia_recv(p->sfd, buf, n, flags & SV_FLAGS_OK);
+  if (r < 0 && errno == EBADF && pl_relay_adopt(fd)) return PL_CALL(recv)(fd, buf, n, flags);
+  return r;
 }
 
 ssize_t read(int fd, void *buf, size_t n) {

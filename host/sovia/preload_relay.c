@@ -130,50 +130,114 @@ static void relay_quiet(int keep_a, int keep_b) {
   if (null > 2 && null != keep_a && null != keep_b) close(null);
 }
 
-/* Copies between SOVIA socket s and kernel socket u until both directions end, u's side
- * closes entirely (POLLHUP), or the connection fails. */
+/* The relay's streams: the unix sockets processes hold for the connection. Bytes from the
+ * connection go to the newest (an earlier holder that lets go of it, as vsftpd's login
+ * process does before its session process takes over, is done with it); bytes from any go to
+ * the connection. */
+#define MAXSTREAMS 8
+struct stream {
+  int fd;
+  bool eof;                  /* its writers are done (a half-close) */
+};
+
+static void stream_drop(struct stream *st, unsigned *n, unsigned i) {
+  close(st[i].fd);
+  memmove(&st[i], &st[i + 1], (--*n - i) * sizeof *st);   /* the newest stays last */
+}
+
+/* A process holding a stale copy of the connection asks at the door: it gets a new stream. */
+static void door_serve(int door, struct stream *st, unsigned *n) {
+  int c = accept4(door, NULL, NULL, SOCK_CLOEXEC);
+  if (c < 0) return;
+  int sp[2];
+  if (*n < MAXSTREAMS && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0) {
+    char one = 1;
+    struct iovec v = {.iov_base = &one, .iov_len = 1};
+    union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl = {0};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(h), &sp[1], sizeof(int));
+    if (sendmsg(c, &m, MSG_NOSIGNAL) == 1) {
+      fcntl(sp[0], F_SETFL, O_NONBLOCK);
+      st[(*n)++] = (struct stream){.fd = sp[0]};
+    } else {
+      close(sp[0]);
+    }
+    close(sp[1]);
+  }
+  close(c);
+}
+
+/* Copies between SOVIA socket s and the streams (u first) until the connection has ended both
+ * ways, or no stream is left and no other process holds a copy of the connection (one that
+ * does may still come to the door), or the connection fails. */
 static _Noreturn void relay_main(int s, int u) {
   relay_quiet(s, u);
-  static struct dir in, out;   /* in: SOVIA to u; out: u to SOVIA */
+  static struct dir in, out;   /* in: SOVIA to a stream; out: a stream to SOVIA */
+  struct stream st[MAXSTREAMS] = {{.fd = u}};
+  unsigned n = 1;
   sovia_fcntl(s, F_SETFL, O_NONBLOCK);
   fcntl(u, F_SETFL, O_NONBLOCK);
-  bool gone = false;           /* u's side closed entirely: nothing more reaches it */
+  struct pollfd q = {.fd = s, .events = POLLIN};
+  sovia_poll(&q, 1, 0);        /* takes the connection over */
+  int door = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  struct sockaddr_un dn = {.sun_family = AF_UNIX};
+  int k = snprintf(dn.sun_path + 1, sizeof dn.sun_path - 1, "sovia-door %x", (unsigned)getpid());
+  if (door >= 0 && bind(door, (struct sockaddr *)&dn, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k)) == 0 &&
+      listen(door, 4) == 0)
+    sovia_set_door(s, dn.sun_path + 1);
   bool shut = false;           /* our FIN is asked for */
-  while (!((in.eof || gone) && out.eof && !in.len && !out.len)) {
-    struct pollfd p[2] = {{.fd = s}, {.fd = u}};
-    if (!in.eof && !in.len && !gone) p[0].events |= POLLIN;
+  for (;;) {
+    bool all_eof = true;
+    for (unsigned i = 0; i < n; i++) all_eof &= st[i].eof;
+    bool others = sovia_held_elsewhere(s) > 0;
+    if (!n && !others) break;                          /* nobody can read or write it now */
+    if (in.eof && all_eof && !out.len && (!n || !others)) break;
+    if (all_eof && !out.len && !others && !shut) shut = sovia_shutdown(s, SHUT_WR) == 0 || true;
+    struct pollfd p[2 + MAXSTREAMS] = {{.fd = s}, {.fd = door, .events = POLLIN}};
+    if (!in.eof && !in.len && n) p[0].events |= POLLIN;
     if (out.len) p[0].events |= POLLOUT;
-    if (!out.eof && !out.len) p[1].events |= POLLIN;
-    if (in.len) p[1].events |= POLLOUT;
-    if (sovia_poll(p, 2, -1) < 0 && errno != EINTR) break;
+    for (unsigned i = 0; i < n; i++) {
+      p[2 + i].fd = st[i].fd;
+      if (!st[i].eof && !out.len) p[2 + i].events |= POLLIN;
+      if (in.len && i == n - 1) p[2 + i].events |= POLLOUT;
+    }
+    int r = sovia_poll(p, 2 + n, n ? -1 : 100);        /* no stream: look at the holders again */
+    if (r < 0 && errno != EINTR) break;
+    if (r <= 0) continue;
     if (p[0].revents & POLLIN) {
-      ssize_t r = sovia_recv(s, in.buf, sizeof in.buf, 0);
-      if (r > 0) in.off = 0, in.len = (size_t)r;
-      else if (r == 0) in.eof = true, shutdown(u, SHUT_WR);
-      else if (errno != EAGAIN) break;          /* reset: u closes below */
-    }
-    if (in.len && (p[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = write(u, in.buf + in.off, in.len);
-      if (w > 0) in.off += (size_t)w, in.len -= (size_t)w;
-      else if (w < 0 && errno != EAGAIN) gone = true, in.len = 0;
-    }
-    if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      ssize_t r = read(u, out.buf, sizeof out.buf);
-      if (r > 0) out.off = 0, out.len = (size_t)r;
-      else if (r == 0 || errno != EAGAIN) {
-        out.eof = true;
-        if (p[1].revents & POLLHUP) gone = true;
-      }
+      ssize_t got = sovia_recv(s, in.buf, sizeof in.buf, 0);
+      if (got > 0) in.off = 0, in.len = (size_t)got;
+      else if (got == 0) in.eof = true, shutdown(st[n - 1].fd, SHUT_WR);
+      else if (errno != EAGAIN) break;                  /* reset: the streams close below */
     }
     if (out.len && (p[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t w = sovia_send(s, out.buf + out.off, out.len, MSG_NOSIGNAL);
       if (w > 0) out.off += (size_t)w, out.len -= (size_t)w;
       else if (w < 0 && errno != EAGAIN) break;
     }
-    if (out.eof && !out.len && !gone && !shut) shut = sovia_shutdown(s, SHUT_WR) == 0 || true;
     if ((p[0].revents & POLLERR) && !(p[0].revents & POLLIN)) break;
+    if (p[1].revents & POLLIN) door_serve(door, st, &n);
+    for (unsigned i = n; i-- > 0;) {
+      short re = p[2 + i].revents;
+      if (in.len && i == n - 1 && (re & (POLLOUT | POLLERR | POLLHUP))) {
+        ssize_t w = write(st[i].fd, in.buf + in.off, in.len);
+        if (w > 0) in.off += (size_t)w, in.len -= (size_t)w;
+        else if (w < 0 && errno != EAGAIN) in.len = 0;  /* gone: what it missed is dropped */
+      }
+      if (!out.len && !st[i].eof && (re & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t got = read(st[i].fd, out.buf, sizeof out.buf);
+        if (got > 0) out.off = 0, out.len = (size_t)got;
+        else if (got == 0 || errno != EAGAIN) st[i].eof = true;
+      }
+      if (st[i].eof && (re & POLLHUP)) stream_drop(st, &n, i);   /* closed entirely */
+    }
   }
-  close(u);
+  for (unsigned i = 0; i < n; i++) close(st[i].fd);
+  if (door >= 0) close(door);
   sovia_close(s);              /* a FIN after what was sent; exit() lingers for it */
   exit(0);
 }
@@ -185,6 +249,44 @@ static bool survives(int fd) {
   return fl >= 0 && !(fl & FD_CLOEXEC);
 }
 
+/* The application's descriptors fds of SOVIA descriptor sfd take kernel descriptor k's place,
+ * each keeping its close-on-exec flag; the SOVIA socket is forgotten here. */
+static void take_place(int sfd, const int *fds, unsigned n, int k) {
+  bool keep[16];
+  for (unsigned i = 0; i < n; i++) {
+    keep[i] = survives(fds[i]);
+    pl_mark(fds[i], K_KERNEL);
+  }
+  sovia_close(sfd);
+  for (unsigned i = 0; i < n; i++) PL_CALL(dup3)(k, fds[i], keep[i] ? 0 : O_CLOEXEC);
+}
+
+/* A connection a relay took over while this process held a copy: the relay's door gives this
+ * process a stream of its own. Whether it did. */
+static bool adopt(int sfd, const int *fds, unsigned n) {
+  char name[64];
+  if (sovia_get_door(sfd, name, sizeof name) || !name[0]) return false;
+  int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un u = {.sun_family = AF_UNIX};
+  size_t k = strlen(name);
+  memcpy(u.sun_path + 1, name, k);
+  int got = -1;
+  char one;
+  struct iovec v = {.iov_base = &one, .iov_len = 1};
+  union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
+  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
+  if (c >= 0 && connect(c, (struct sockaddr *)&u, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + k)) == 0 &&
+      recvmsg(c, &m, MSG_CMSG_CLOEXEC) == 1) {
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) memcpy(&got, CMSG_DATA(h), sizeof got);
+  }
+  if (c >= 0) close(c);
+  if (got < 0) return false;
+  take_place(sfd, fds, n, got);
+  close(got);
+  return true;
+}
+
 /* Relays the connection of SOVIA descriptor sfd, which the application's descriptors fds
  * name; each keeps its close-on-exec flag. */
 static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
@@ -194,9 +296,14 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
   if (sovia_getsockname(sfd, (struct sockaddr *)&l, &ll) || sovia_getpeername(sfd, (struct sockaddr *)&p, &pl))
     return;   /* not connected: stays as it is (a listener is not relayed) */
   /* This process takes the connection (a fork may have left it unclaimed), so that the fork
-   * below hands it on to the relay as to any child, and the close here only forgets it. */
+   * below hands it on to the relay as to any child, and the close here only forgets it. A
+   * connection another process took is a relay's: this process gets its stream, if any. */
   struct pollfd q = {.fd = sfd, .events = POLLIN};
-  if (sovia_poll(&q, 1, 0) < 0 || (q.revents & POLLNVAL)) return;   /* another process's */
+  if (sovia_poll(&q, 1, 0) < 0) return;
+  if (q.revents & POLLNVAL) {
+    adopt(sfd, fds, n);
+    return;
+  }
   int sp[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) return;
   struct sockaddr_un u = {.sun_family = AF_UNIX};
@@ -215,14 +322,16 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
     relay_main(sfd, sp[0]);
   }
   close(sp[0]);
-  bool keep[16];
-  for (unsigned i = 0; i < n; i++) {
-    keep[i] = survives(fds[i]);
-    pl_mark(fds[i], K_KERNEL);
-  }
-  sovia_close(sfd);             /* the relay holds it: here it is only forgotten */
-  for (unsigned i = 0; i < n; i++) PL_CALL(dup3)(sp[1], fds[i], keep[i] ? 0 : O_CLOEXEC);
+  take_place(sfd, fds, n, sp[1]);   /* the relay holds the connection: here it is forgotten */
   close(sp[1]);
+}
+
+/* The application descriptors naming fd's SOVIA socket (fd among them); how many. */
+static unsigned aliases(int fd, int *fds) {
+  unsigned n = 0;
+  for (int x = 0; x < PMAXFD && n < 16; x++)
+    if (pl_sov(x) && pl_tab[x].sfd == pl_tab[fd].sfd) fds[n++] = x;
+  return n;
 }
 
 /* Relays the connection under application descriptor fd, with every descriptor naming it. */
@@ -230,10 +339,15 @@ static void relay_fd(int fd) {
   struct pfd *p = pl_sov(fd);
   if (!p) return;
   int fds[16];
-  unsigned n = 0;
-  for (int x = 0; x < PMAXFD && n < 16; x++)
-    if (pl_sov(x) && pl_tab[x].sfd == p->sfd) fds[n++] = x;
+  unsigned n = aliases(fd, fds);
   relay_one(p->sfd, fds, n, p->v6);
+}
+
+bool pl_relay_adopt(int fd) {
+  if (!pl_sov(fd)) return false;
+  int fds[16];
+  unsigned n = aliases(fd, fds);
+  return adopt(pl_tab[fd].sfd, fds, n);
 }
 
 /* Every connection (only_surviving: those with a descriptor that survives exec). */

@@ -68,7 +68,14 @@ static int poll_sovia(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
   int r = sovia_ppoll(t, n, timeout_ms, sleepmask);
   for (nfds_t i = 0; i < n; i++) fds[i].revents = r >= 0 ? t[i].revents : 0;
   free(t);
-  return r;
+  /* A connection a relay took over (POLLNVAL): once its stream is here, ask the kernel. */
+  bool adopted = false;
+  for (nfds_t i = 0; r > 0 && i < n; i++)
+    if ((fds[i].revents & POLLNVAL) && pl_sov(fds[i].fd) && pl_relay_adopt(fds[i].fd)) adopted = true;
+  if (!adopted) return r;
+  if (any_sovia(fds, n)) return poll_sovia(fds, n, timeout_ms, sleepmask);
+  struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+  return PL_CALL(ppoll)(fds, n, timeout_ms < 0 ? NULL : &ts, sleepmask);
 }
 
 /* The public calls hold signals from their first step (poll_sovia's malloc too); the sleep

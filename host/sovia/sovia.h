@@ -77,6 +77,13 @@ void sovia_set_fd_hook(void (*closed)(int fd));
  * whose handler does not ask for SA_RESTART. A blocking accept, recv or send that sees the
  * latter move returns EINTR, a poll either, as the kernel's would. */
 void sovia_set_signal_probe(unsigned (*count)(int all));
+/* A relay (the shim's: a process that took a connection over to serve it to others through a
+ * kernel socket) names, in the connection's memory every process holding a copy shares, the
+ * abstract unix socket where those get it; 0, or -1 and errno. sovia_get_door gives the name
+ * ("" if none), sovia_held_elsewhere whether another live process still holds a copy. */
+int sovia_set_door(int fd, const char *name);
+int sovia_get_door(int fd, char *name, size_t cap);
+int sovia_held_elsewhere(int fd);
 /* 1 if this process has opened its NIC for SOVIA (state a fork must hand on). */
 int sovia_active(void);
 /* 1 if fd is a SOVIA socket. */

@@ -134,6 +134,38 @@ static bool try_claim(struct sv_conn *c) {
 
 bool sv_claim_quiet(struct sv_conn *c) { return try_claim(c); }
 
+/* The connection of SOVIA descriptor fd, or NULL (errno EBADF or ENOTCONN). G.mu held. */
+static struct sv_conn *conn_of(int fd) {
+  struct sv_sock *s = sv_sock_get(fd);
+  if (!s) errno = EBADF;
+  else if (s->kind != SV_CONN || !s->c) errno = ENOTCONN;
+  return s && s->kind == SV_CONN ? s->c : NULL;
+}
+
+int sovia_set_door(int fd, const char *name) {
+  sv_lock();
+  struct sv_conn *c = conn_of(fd);
+  if (c) snprintf(c->sh->door, sizeof c->sh->door, "%s", name);
+  sv_unlock();
+  return c ? 0 : -1;
+}
+
+int sovia_get_door(int fd, char *name, size_t cap) {
+  sv_lock();
+  struct sv_conn *c = conn_of(fd);
+  if (c && cap) snprintf(name, cap, "%.*s", (int)sizeof c->sh->door, c->sh->door);
+  sv_unlock();
+  return c ? 0 : -1;
+}
+
+int sovia_held_elsewhere(int fd) {
+  sv_lock();
+  struct sv_conn *c = conn_of(fd);
+  bool r = c && c->legacy && others_hold(c->sh, getpid());
+  sv_unlock();
+  return r;
+}
+
 bool sv_claim(struct sv_conn *c) {
   if (try_claim(c)) return true;
   int me = getpid(), cur = atomic_load(&c->sh->owner);

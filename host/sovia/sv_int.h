@@ -127,6 +127,8 @@ struct sv_shared {
   _Atomic int owner;          /* pid; 0: undecided since the last fork */
   _Atomic int holder[SV_HOLDERS];   /* processes holding a copy (0: free) */
   _Atomic int unborn;         /* children forked whose handler has not yet added them */
+  char door[48];              /* a relay's abstract unix name handing out the connection
+                               * (sovia_set_door), "" if none */
 };
 
 /* Per listener, in a page the processes of a fork share (a memfd named mapname, so that a

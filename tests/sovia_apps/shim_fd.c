@@ -8,7 +8,11 @@
  *   3. exec: a child puts the connection on its stdin and stdout and execs sh, which reads a
  *      line, answers, runs python3 to print the socket's names, then execs cat; the client
  *      streams 2 MB through cat and back, then shuts its side and must see the end;
- *   4. both sides write 3 MB before either reads (TCP's buffers take it: so must SOVIA's).
+ *   4. both sides write 3 MB before either reads (TCP's buffers take it: so must SOVIA's);
+ *   5. a process closing itself in (chroot) while its parent keeps a copy, as vsftpd's login
+ *      process does: the first child's chroot hands the connection to a relay; a second
+ *      child of the parent, whose copy is the relay's now, gets it at the relay's door on
+ *      its first write; the peer sees both children's lines, then the end once all let go.
  * Each check prints "ok"/"FAIL"; the last line is "N passed, N failed". */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -127,6 +131,18 @@ static bool write_then_read(int s) {
   return ok;
 }
 
+/* A child of the server writes line to c, having first closed itself in if chroot_first. */
+static void child_says(int c, const char *line, bool chroot_first) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chroot_first && chroot("/") != 0) { /* not root: the relay came before the refusal */ }
+    _exit(say(c, line) ? 0 : 1);
+  }
+  int st = 0;
+  CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "a child %s writes", chroot_first ? "that chroots first" : "of the parent, after the relay took the connection,");
+}
+
 static int server(int port) {
   int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -142,6 +158,10 @@ static int server(int port) {
   int c4 = accept(l, NULL, NULL);
   CHECK(write_then_read(c4), "3 MB written before reading, then 3 MB read");
   close(c4);
+  int c5 = accept(l, NULL, NULL);
+  child_says(c5, "from the chroot\n", true);
+  child_says(c5, "from the door\n", false);
+  close(c5);
   close(l);
   return done();
 }
@@ -213,6 +233,12 @@ static int client(const char *addr, int port) {
 
   s = dial(addr, port);
   CHECK(write_then_read(s), "client: 3 MB written before reading, then 3 MB read");
+  close(s);
+
+  s = dial(addr, port);
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "from the chroot"), "client: the chrooted child's line: '%s'", line);
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "from the door"), "client: the next child's line: '%s'", line);
+  CHECK(at_eof(s), "client: the end once every process let go");
   close(s);
   return done();
 }
