@@ -189,12 +189,14 @@ static _Noreturn void relay_main(int s, int u) {
   if (door >= 0 && bind(door, (struct sockaddr *)&dn, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k)) == 0 &&
       listen(door, 4) == 0)
     sovia_set_door(s, dn.sun_path + 1);
+  char ready = 1;              /* the process that forked us waits for it (relay_one) */
+  if (write(u, &ready, 1) != 1) {}
   bool shut = false;           /* our FIN is asked for */
   for (;;) {
     bool all_eof = true;
     for (unsigned i = 0; i < n; i++) all_eof &= st[i].eof;
     bool others = sovia_held_elsewhere(s) > 0;
-    if (!n && !others) break;                          /* nobody can read or write it now */
+    if (!n && !others && !out.len) break;              /* nobody can read or write it now */
     if (in.eof && all_eof && !out.len && (!n || !others)) break;
     if (all_eof && !out.len && !others && !shut) shut = sovia_shutdown(s, SHUT_WR) == 0 || true;
     struct pollfd p[2 + MAXSTREAMS] = {{.fd = s}, {.fd = door, .events = POLLIN}};
@@ -322,7 +324,11 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
     relay_main(sfd, sp[0]);
   }
   close(sp[0]);
-  take_place(sfd, fds, n, sp[1]);   /* the relay holds the connection: here it is forgotten */
+  sovia_give(sfd, pid);         /* the relay's now, even if this process ends at once */
+  /* Once the relay has its door open, a process holding a copy finds it at its first use. */
+  char ready;
+  while (read(sp[1], &ready, 1) < 0 && errno == EINTR) {}
+  take_place(sfd, fds, n, sp[1]);   /* here it is forgotten */
   close(sp[1]);
 }
 

@@ -84,6 +84,9 @@ void sovia_set_signal_probe(unsigned (*count)(int all));
 int sovia_set_door(int fd, const char *name);
 int sovia_get_door(int fd, char *name, size_t cap);
 int sovia_held_elsewhere(int fd);
+/* The connection of fd becomes process pid's (its owner, and its VI's): a relay just forked,
+ * before this process, which may end at once, lets go of it. 0, or -1 and errno. */
+int sovia_give(int fd, int pid);
 /* 1 if this process has opened its NIC for SOVIA (state a fork must hand on). */
 int sovia_active(void);
 /* 1 if fd is a SOVIA socket. */

@@ -42,9 +42,10 @@ out:
   return ret;
 }
 
+/* cloexec as asked: an accepted socket the application execs with, on the number accept()
+ * gave it (tcpserver's, when its stdin was closed), goes to a relay (the shim). */
 static int new_sock(struct sv_sock **out, bool nonblock, bool cloexec) {
-  (void)cloexec;             /* always: a SOVIA socket does not survive exec (README) */
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = socket(AF_UNIX, SOCK_STREAM | (cloexec ? SOCK_CLOEXEC : 0), 0);
   if (fd < 0) return -1;
   if (fd >= SV_MAXFD) {
     sv_sys_close(fd);

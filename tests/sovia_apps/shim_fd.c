@@ -61,6 +61,7 @@ static bool at_eof(int s) {
 }
 
 static int serve_dups(int c) {
+  CHECK(!(fcntl(c, F_GETFD) & FD_CLOEXEC), "accept() gives a descriptor without close-on-exec, as the kernel's");
   struct sockaddr_in want, got;
   socklen_t wl = sizeof want, gl = sizeof got;
   getpeername(c, (struct sockaddr *)&want, &wl);
@@ -153,7 +154,9 @@ static int server(int port) {
   }
   int c = accept(l, NULL, NULL);
   serve_dups(c);
-  serve_stdio(accept(l, NULL, NULL));
+  int c2 = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+  CHECK(fcntl(c2, F_GETFD) & FD_CLOEXEC, "accept4(SOCK_CLOEXEC) gives one with it");
+  serve_stdio(c2);
   serve_exec(accept(l, NULL, NULL));
   int c4 = accept(l, NULL, NULL);
   CHECK(write_then_read(c4), "3 MB written before reading, then 3 MB read");

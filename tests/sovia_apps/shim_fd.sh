@@ -16,11 +16,11 @@ for f in "$SO" "$BIN" build/bin/nicd; do
 done
 apps_init shim-fd || { echo "0 passed, 1 failed"; exit 1; }
 port=$(free_ports 1); SOVIA_PORTS=$port
-bg_sovia 0 timeout 60 "$BIN" server $port >"$run/srv.log" 2>&1
+bg_sovia 0 env SOVIA_DEBUG=${SVDBG:-} timeout 60 "$BIN" server $port >"$run/srv.log" 2>&1
 srv=$bg
 wait_sovia $port || bad "server listens over SOVIA"
 on_sovia 1 timeout 60 "$BIN" client 10.0.0.1 $port >"$run/cli.log" 2>&1; crc=$?
-wait "$srv"; src=$?
+wait "$srv"; src=$?; [[ -n ${SVDBG:-} ]] && cp "$run/srv.log" /tmp/srv.log
 for f in srv cli; do
   grep -E '^(ok|FAIL) ' "$run/$f.log"
   p=$(grep -Eo '^[0-9]+ passed' "$run/$f.log" | grep -Eo '^[0-9]+'); x=$(grep -Eo '[0-9]+ failed' "$run/$f.log" | grep -Eo '^[0-9]+')
