@@ -9,11 +9,42 @@
 #   wait_kernel PORT [S] until a kernel listener is on PORT
 #   bg_sovia/bg_kernel   a server in the background (pid in $bg); stop PID SIG SECS ends it
 #   ok/bad TEXT          count a check; report prints "N passed, N failed"
+#   shim_prog TAG BIN    the start of a test of the shim's own programs: the shim, BIN and
+#                        nicd are built (else a failure line and exit), then apps_init TAG
+#   pair_run BIN PORT    `BIN server PORT` on NIC 0 and `BIN client 10.0.0.1 PORT` on NIC 1 (the
+#                        shim's test programs), their checks added to ours, and that both
+#                        exited 0 in time
 SO=${SOVIA_PRELOAD_SO:-$PWD/build/lib/libsovia_preload.so}
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 report() { echo "$pass passed, $fail failed"; [[ $fail -eq 0 ]]; }
+
+shim_prog() {
+  export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1
+  local f
+  for f in "$SO" "$2" build/bin/nicd; do
+    [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
+  done
+  apps_init "$1" || { echo "0 passed, 1 failed"; exit 1; }
+}
+
+pair_run() {
+  local bin=$1 port=$2 srv src crc f p x
+  bg_sovia 0 env SOVIA_DEBUG="${SVDBG:-}" timeout 60 "$bin" server "$port" >"$run/srv.log" 2>&1
+  srv=$bg
+  wait_sovia "$port" || bad "server listens over SOVIA"
+  on_sovia 1 timeout 60 "$bin" client 10.0.0.1 "$port" >"$run/cli.log" 2>&1; crc=$?
+  wait "$srv"; src=$?
+  for f in srv cli; do
+    grep -E '^(ok|FAIL) ' "$run/$f.log"
+    p=$(grep -Eo '^[0-9]+ passed' "$run/$f.log" | grep -Eo '^[0-9]+'); x=$(grep -Eo '[0-9]+ failed' "$run/$f.log" | grep -Eo '^[0-9]+')
+    pass=$((pass + ${p:-0})); fail=$((fail + ${x:-1}))
+    grep -vE '^(ok|FAIL) |passed' "$run/$f.log" | head -5 | sed 's/^/     /'
+  done
+  ((src == 0)) && ok "server exited 0 in time" || bad "server exit $src"
+  ((crc == 0)) && ok "client exited 0" || bad "client exit $crc"
+}
 
 NETNS=(unshare -n)
 apps_init() {

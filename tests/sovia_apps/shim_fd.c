@@ -28,15 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int pass, fail;
-#define CHECK(c, ...) do { if (c) { pass++; printf("ok   " __VA_ARGS__); } \
-                           else { fail++; printf("FAIL " __VA_ARGS__); } printf("\n"); fflush(stdout); } while (0)
+#include "shim_check.h"
 
-static int done(void) {
-  printf("%d passed, %d failed\n", pass, fail);
-  fflush(stdout);
-  return fail ? 1 : 0;
-}
 
 /* One line (up to '\n', which is dropped) read a byte at a time; its length or -1. */
 static int read_line(int s, char *out, size_t cap) {

@@ -36,25 +36,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int pass, fail;
-#define CHECK(c, ...) do { if (c) { pass++; printf("ok   " __VA_ARGS__); } \
-                           else { fail++; printf("FAIL " __VA_ARGS__); } printf("\n"); fflush(stdout); } while (0)
+#include "shim_check.h"
 
-static int done(void) {
-  printf("%d passed, %d failed\n", pass, fail);
-  fflush(stdout);
-  return fail ? 1 : 0;
-}
 
-static int read_full(int s, void *b, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(s, (char *)b + got, n - got);
-    if (r <= 0) return -1;
-    got += (size_t)r;
-  }
-  return 0;
-}
 
 static int wait_ev(int ep, struct epoll_event *ev, int ms) { return epoll_wait(ep, ev, 8, ms); }
 

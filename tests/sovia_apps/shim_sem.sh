@@ -12,25 +12,9 @@ cd "$(dirname "$0")/../.."
 . tests/sovia_apps/apps_lib.sh
 trap nicd_cleanup EXIT
 BIN=$PWD/build/tests/sovia_apps/shim_sem
-export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1
-for f in "$SO" "$BIN" build/bin/nicd; do
-  [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
-done
-apps_init shim-sem || { echo "0 passed, 1 failed"; exit 1; }
+shim_prog shim-sem "$BIN"
 port=$(free_ports 3); SOVIA_PORTS=$port
-bg_sovia 0 timeout 60 "$BIN" server $port >"$run/srv.log" 2>&1
-srv=$bg
-wait_sovia $port || bad "server listens over SOVIA"
-on_sovia 1 timeout 60 "$BIN" client 10.0.0.1 $port >"$run/cli.log" 2>&1; crc=$?
-wait "$srv"; src=$?
-for f in srv cli; do
-  grep -E '^(ok|FAIL) ' "$run/$f.log"
-  p=$(grep -Eo '^[0-9]+ passed' "$run/$f.log" | grep -Eo '^[0-9]+'); x=$(grep -Eo '[0-9]+ failed' "$run/$f.log" | grep -Eo '^[0-9]+')
-  pass=$((pass + ${p:-0})); fail=$((fail + ${x:-1}))
-  grep -vE '^(ok|FAIL) |passed' "$run/$f.log" | head -5 | sed 's/^/     /'
-done
-((src == 0)) && ok "server exited 0 in time" || bad "server exit $src"
-((crc == 0)) && ok "client exited 0" || bad "client exit $crc"
+pair_run "$BIN" $port
 # exit() from a SIGALRM handler that interrupts the shim's accept, at 20 moments
 SOVIA_PORTS=$((port + 1)) hung=0
 for i in $(seq 20); do
