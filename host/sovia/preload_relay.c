@@ -1,20 +1,20 @@
-/* preload_relay.c: SOVIA connections handed out of the process's reach. A connection lives
- * in the process's memory and needs the NIC, nicd's socket and threads of its own; yet
- * inetd-style servers hand theirs to the program they exec (sshd re-execs itself for each
- * connection, on its stdin and stdout; a CGI program), pass it to another process over a unix
- * socket (SCM_RIGHTS: vsftpd's privileged half to its chrooted one), or serve it from a
- * process that has chrooted, changed user and set its descriptor and process limits to zero
- * (vsftpd). So at exec (each connection whose descriptor survives it), at a sendmsg with
- * SCM_RIGHTS naming it, and before chroot, a change of user away from root, or a lowered
- * RLIMIT_NOFILE or RLIMIT_NPROC, a connected SOVIA socket goes to a relay: a forked copy of
- * the process, named sovia-relay, that takes the connection over as a fork child would and
- * copies between it and one end of a unix socket pair, whose other end takes the socket's
- * descriptor numbers. That end is bound to an abstract name carrying the connection's
- * addresses, so getsockname and getpeername on any descriptor of it, in any process, give
- * them (a chroot does not hide an abstract name), and TCP and IP options on it are no-ops. A
- * half-close crosses the relay both ways; the relay closes the connection when the other
- * side closes entirely, and ends when both directions have. A listener is not relayed, and
- * nothing is at a vfork child's exec (it shares its parent's memory) or posix_spawn's. */
+/* preload_relay.c: relays, for SOVIA connections handed out of the process's reach. A
+ * connection lives in the process's memory and needs the NIC, nicd's socket and threads of
+ * its own; yet inetd-style servers hand theirs to the program they exec (sshd re-execs itself
+ * for each connection, on its stdin and stdout; a CGI program), pass it to another process
+ * over a unix socket (SCM_RIGHTS), or serve it from a process that has chrooted, changed user
+ * and set its descriptor and process limits to zero (vsftpd). At those moments
+ * (preload_handoff.c, and sendmsg's SCM_RIGHTS) a connected SOVIA socket goes to a relay: a
+ * forked copy of the process, named sovia-relay, that takes the connection over as a fork
+ * child would and copies between it and one end of a unix socket pair, whose other end takes
+ * the socket's descriptor numbers. That end is bound to an abstract name carrying the
+ * connection's addresses, so getsockname and getpeername on any descriptor of it, in any
+ * process, give them (a chroot does not hide an abstract name), and TCP and IP options on it
+ * are no-ops. A half-close crosses the relay both ways. A process still holding a SOVIA copy of the
+ * connection gets a stream of its own at the relay's door (an abstract unix socket named in
+ * the connection's shared memory) at its first use of it. The relay closes the connection
+ * once every stream has closed and no process holds a copy, and ends when both directions
+ * have ended. A listener is not relayed, nor is anything in a vfork child. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -22,12 +22,10 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -36,18 +34,9 @@
 #include "preload_udp.h"
 #include "sovia.h"
 
-PL_REAL(int, execve, const char *, char *const[], char *const[])
-PL_REAL(int, execvpe, const char *, char *const[], char *const[])
-PL_REAL(int, fexecve, int, char *const[], char *const[])
 PL_REAL(int, fcntl, int, int, ...)
 PL_REAL(int, dup3, int, int, int)
 PL_REAL(int, getsockname, int, struct sockaddr *, socklen_t *)
-PL_REAL(int, chroot, const char *)
-PL_REAL(int, setuid, uid_t)
-PL_REAL(int, setreuid, uid_t, uid_t)
-PL_REAL(int, setresuid, uid_t, uid_t, uid_t)
-PL_REAL(int, setrlimit, __rlimit_resource_t, const struct rlimit *)
-PL_REAL(int, prlimit, pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *)
 
 #define TAG "sovia-relay "
 
@@ -65,9 +54,12 @@ static bool tagged(int fd, struct sockaddr_in *local, struct sockaddr_in *peer, 
   memcpy(name, u.sun_path + 1, n);
   name[n] = 0;
   unsigned la, lp, pa, pp, six;
-  if (sscanf(name + sizeof TAG - 1, "%*x.%*x %x:%x %x:%x %x", &la, &lp, &pa, &pp, &six) != 5) return false;
-  *local = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)lp, .sin_addr.s_addr = la};
-  *peer = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)pp, .sin_addr.s_addr = pa};
+  if (sscanf(name + sizeof TAG - 1, "%*x.%*x %x:%x %x:%x %x", &la, &lp, &pa, &pp, &six) != 5)
+    return false;
+  *local = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)lp,
+                                .sin_addr.s_addr = la};
+  *peer = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = (in_port_t)pp,
+                               .sin_addr.s_addr = pa};
   *v6 = six != 0;
   return true;
 }
@@ -88,7 +80,17 @@ int pl_relay_name(int fd, struct sockaddr *addr, socklen_t *len, bool peer) {
 bool pl_relay_ip_level(int fd, int level) {
   struct sockaddr_in l, p;
   bool v6;
-  return (level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6) && tagged(fd, &l, &p, &v6);
+  return (level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6) &&
+         tagged(fd, &l, &p, &v6);
+}
+
+/* u as the abstract unix address name: its length. */
+static socklen_t abstract(struct sockaddr_un *u, const char *name) {
+  size_t k = strlen(name);
+  memset(u, 0, sizeof *u);
+  u->sun_family = AF_UNIX;
+  memcpy(u->sun_path + 1, name, k < sizeof u->sun_path - 1 ? k : sizeof u->sun_path - 1);
+  return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + k);
 }
 
 /* ---- the relay ---- */
@@ -96,7 +98,7 @@ bool pl_relay_ip_level(int fd, int level) {
 struct dir {
   char buf[65536];
   size_t off, len;
-  bool eof;                  /* its source ended */
+  bool eof;                  /* its source ended (the connection's side) */
 };
 
 static void relay_quiet(int keep_a, int keep_b) {
@@ -154,7 +156,8 @@ static void door_serve(int door, struct stream *st, unsigned *n) {
     char one = 1;
     struct iovec v = {.iov_base = &one, .iov_len = 1};
     union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl = {0};
-    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b,
+                       .msg_controllen = sizeof ctl.b};
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
     h->cmsg_level = SOL_SOCKET;
     h->cmsg_type = SCM_RIGHTS;
@@ -184,11 +187,12 @@ static _Noreturn void relay_main(int s, int u) {
   struct pollfd q = {.fd = s, .events = POLLIN};
   sovia_poll(&q, 1, 0);        /* takes the connection over */
   int door = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  struct sockaddr_un dn = {.sun_family = AF_UNIX};
-  int k = snprintf(dn.sun_path + 1, sizeof dn.sun_path - 1, "sovia-door %x", (unsigned)getpid());
-  if (door >= 0 && bind(door, (struct sockaddr *)&dn, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k)) == 0 &&
-      listen(door, 4) == 0)
-    sovia_set_door(s, dn.sun_path + 1);
+  char name[32];
+  snprintf(name, sizeof name, "sovia-door %x", (unsigned)getpid());
+  struct sockaddr_un dn;
+  socklen_t dl = abstract(&dn, name);
+  if (door >= 0 && bind(door, (struct sockaddr *)&dn, dl) == 0 && listen(door, 4) == 0)
+    sovia_set_door(s, name);
   char ready = 1;              /* the process that forked us waits for it (relay_one) */
   if (write(u, &ready, 1) != 1) {}
   bool shut = false;           /* our FIN is asked for */
@@ -198,7 +202,10 @@ static _Noreturn void relay_main(int s, int u) {
     bool others = sovia_held_elsewhere(s) > 0;
     if (!n && !others && !out.len) break;              /* nobody can read or write it now */
     if (in.eof && all_eof && !out.len && (!n || !others)) break;
-    if (all_eof && !out.len && !others && !shut) shut = sovia_shutdown(s, SHUT_WR) == 0 || true;
+    if (all_eof && !out.len && !others && !shut) {   /* every writer is done: our FIN */
+      sovia_shutdown(s, SHUT_WR);
+      shut = true;
+    }
     struct pollfd p[2 + MAXSTREAMS] = {{.fd = s}, {.fd = door, .events = POLLIN}};
     if (!in.eof && !in.len && n) p[0].events |= POLLIN;
     if (out.len) p[0].events |= POLLOUT;
@@ -213,8 +220,12 @@ static _Noreturn void relay_main(int s, int u) {
     if (p[0].revents & POLLIN) {
       ssize_t got = sovia_recv(s, in.buf, sizeof in.buf, 0);
       if (got > 0) in.off = 0, in.len = (size_t)got;
-      else if (got == 0) in.eof = true, shutdown(st[n - 1].fd, SHUT_WR);
-      else if (errno != EAGAIN) break;                  /* reset: the streams close below */
+      else if (got == 0) {
+        in.eof = true;
+        if (n) shutdown(st[n - 1].fd, SHUT_WR);
+      } else if (errno != EAGAIN) {
+        break;                                          /* reset: the streams close below */
+      }
     }
     if (out.len && (p[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t w = sovia_send(s, out.buf + out.off, out.len, MSG_NOSIGNAL);
@@ -269,18 +280,18 @@ static bool adopt(int sfd, const int *fds, unsigned n) {
   char name[64];
   if (sovia_get_door(sfd, name, sizeof name) || !name[0]) return false;
   int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_un u = {.sun_family = AF_UNIX};
-  size_t k = strlen(name);
-  memcpy(u.sun_path + 1, name, k);
+  struct sockaddr_un u;
+  socklen_t ul = abstract(&u, name);
   int got = -1;
   char one;
   struct iovec v = {.iov_base = &one, .iov_len = 1};
   union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
-  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
-  if (c >= 0 && connect(c, (struct sockaddr *)&u, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + k)) == 0 &&
-      recvmsg(c, &m, MSG_CMSG_CLOEXEC) == 1) {
+  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b,
+                     .msg_controllen = sizeof ctl.b};
+  if (c >= 0 && connect(c, (struct sockaddr *)&u, ul) == 0 && recvmsg(c, &m, MSG_CMSG_CLOEXEC) == 1) {
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) memcpy(&got, CMSG_DATA(h), sizeof got);
+    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+      memcpy(&got, CMSG_DATA(h), sizeof got);
   }
   if (c >= 0) close(c);
   if (got < 0) return false;
@@ -295,7 +306,8 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
   static unsigned serial;
   struct sockaddr_in l, p;
   socklen_t ll = sizeof l, pl = sizeof p;
-  if (sovia_getsockname(sfd, (struct sockaddr *)&l, &ll) || sovia_getpeername(sfd, (struct sockaddr *)&p, &pl))
+  if (sovia_getsockname(sfd, (struct sockaddr *)&l, &ll) ||
+      sovia_getpeername(sfd, (struct sockaddr *)&p, &pl))
     return;   /* not connected: stays as it is (a listener is not relayed) */
   /* This process takes the connection (a fork may have left it unclaimed), so that the fork
    * below hands it on to the relay as to any child, and the close here only forgets it. A
@@ -308,11 +320,13 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
   }
   int sp[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) return;
-  struct sockaddr_un u = {.sun_family = AF_UNIX};
-  int k = snprintf(u.sun_path + 1, sizeof u.sun_path - 1, TAG "%x.%x %x:%x %x:%x %x", (unsigned)getpid(),
-                   serial++, (unsigned)l.sin_addr.s_addr, (unsigned)l.sin_port,
-                   (unsigned)p.sin_addr.s_addr, (unsigned)p.sin_port, v6 ? 1u : 0u);
-  bind(sp[1], (struct sockaddr *)&u, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k));
+  char tag[96];
+  snprintf(tag, sizeof tag, TAG "%x.%x %x:%x %x:%x %x", (unsigned)getpid(), serial++,
+           (unsigned)l.sin_addr.s_addr, (unsigned)l.sin_port, (unsigned)p.sin_addr.s_addr,
+           (unsigned)p.sin_port, v6 ? 1u : 0u);
+  struct sockaddr_un u;
+  socklen_t ul = abstract(&u, tag);
+  if (bind(sp[1], (struct sockaddr *)&u, ul) != 0) {}   /* unnamed: the names are the unix socket's */
   pid_t pid = fork();
   if (pid < 0) {
     close(sp[0]);
@@ -356,8 +370,7 @@ bool pl_relay_adopt(int fd) {
   return adopt(pl_tab[fd].sfd, fds, n);
 }
 
-/* Every connection (only_surviving: those with a descriptor that survives exec). */
-static void relay_all(bool only_surviving) {
+void pl_relay_all(bool only_surviving) {
   if (sovia_vfork_child()) return;
   for (int fd = 0; fd < PMAXFD; fd++)
     if (pl_sov(fd) && (!only_surviving || survives(fd))) relay_fd(fd);
@@ -373,127 +386,4 @@ void pl_relay_rights(const struct msghdr *m) {
         relay_fd(fd);
       }
     }
-}
-
-/* ---- exec ---- */
-
-int execve(const char *path, char *const argv[], char *const envp[]) {
-  relay_all(true);
-  return PL_CALL(execve)(path, argv, envp);
-}
-
-int execvpe(const char *file, char *const argv[], char *const envp[]) {
-  relay_all(true);
-  return PL_CALL(execvpe)(file, argv, envp);
-}
-
-int fexecve(int fd, char *const argv[], char *const envp[]) {
-  relay_all(true);
-  return PL_CALL(fexecve)(fd, argv, envp);
-}
-
-int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
-int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
-
-/* The list forms: their arguments gathered into a vector. */
-static char **gather(const char *arg0, va_list ap, char *const **envp) {
-  size_t n = 1, cap = 16;
-  char **v = malloc(cap * sizeof *v);
-  if (!v) return NULL;
-  v[0] = (char *)arg0;
-  for (char *a; arg0 && (a = va_arg(ap, char *));) {
-    if (n + 2 > cap) {
-      char **w = realloc(v, (cap *= 2) * sizeof *v);
-      if (!w) {
-        free(v);
-        return NULL;
-      }
-      v = w;
-    }
-    v[n++] = a;
-  }
-  v[n] = NULL;
-  if (envp) *envp = va_arg(ap, char *const *);
-  return v;
-}
-
-int execl(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  char **v = gather(arg, ap, NULL);
-  va_end(ap);
-  if (!v) return errno = ENOMEM, -1;
-  int r = execve(path, v, environ);
-  free(v);
-  return r;
-}
-
-int execlp(const char *file, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  char **v = gather(arg, ap, NULL);
-  va_end(ap);
-  if (!v) return errno = ENOMEM, -1;
-  int r = execvpe(file, v, environ);
-  free(v);
-  return r;
-}
-
-int execle(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  char *const *envp = NULL;
-  char **v = gather(arg, ap, &envp);
-  va_end(ap);
-  if (!v) return errno = ENOMEM, -1;
-  int r = execve(path, v, envp);
-  free(v);
-  return r;
-}
-
-/* ---- the process closing itself in ---- */
-
-int chroot(const char *path) {
-  relay_all(false);
-  return PL_CALL(chroot)(path);
-}
-
-/* Away from root: nicd's socket and run directory may be root's alone. */
-static void leaving_root(uid_t to) {
-  if (geteuid() == 0 && to != 0 && to != (uid_t)-1) relay_all(false);
-}
-int setuid(uid_t uid) {
-  leaving_root(uid);
-  return PL_CALL(setuid)(uid);
-}
-int setreuid(uid_t r, uid_t e) {
-  leaving_root(e);
-  return PL_CALL(setreuid)(r, e);
-}
-int setresuid(uid_t r, uid_t e, uid_t s) {
-  leaving_root(e);
-  return PL_CALL(setresuid)(r, e, s);
-}
-
-/* Limits that leave no room for SOVIA's descriptors (nicd's socket at each disconnect) or
- * threads (the close thread). */
-#define ROOM_FDS 64
-#define ROOM_PROCS 64
-static void limiting(int what, const struct rlimit *l) {
-  if (l && ((what == RLIMIT_NOFILE && l->rlim_cur < ROOM_FDS) || (what == RLIMIT_NPROC && l->rlim_cur < ROOM_PROCS)))
-    relay_all(false);
-}
-int setrlimit(__rlimit_resource_t what, const struct rlimit *l) {
-  limiting((int)what, l);
-  return PL_CALL(setrlimit)(what, l);
-}
-int setrlimit64(__rlimit_resource_t what, const struct rlimit64 *l) {
-  return setrlimit(what, (const struct rlimit *)l);
-}
-int prlimit(pid_t pid, __rlimit_resource_t what, const struct rlimit *l, struct rlimit *old) {
-  if (pid == 0 || pid == getpid()) limiting((int)what, l);
-  return PL_CALL(prlimit)(pid, what, l, old);
-}
-int prlimit64(pid_t pid, __rlimit_resource_t what, const struct rlimit64 *l, struct rlimit64 *old) {
-  return prlimit(pid, what, (const struct rlimit *)l, (struct rlimit *)old);
 }
