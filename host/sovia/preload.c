@@ -103,7 +103,10 @@ static void sovia_closed(int fd) {
     }
   refs[fd] = 0;
 }
-__attribute__((constructor)) static void pl_init(void) { sovia_set_fd_hook(sovia_closed); }
+__attribute__((constructor)) static void pl_init(void) {
+  sovia_set_fd_hook(sovia_closed);
+  sovia_relay_capable(1);   /* a connection another process would share goes to a relay */
+}
 
 /* ---- configuration: $SOVIA_PRELOAD_PORTS and the hosts file ---- */
 

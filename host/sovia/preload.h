@@ -71,7 +71,11 @@ void pl_relay_all(bool only_surviving);
  * with EBADF): whether fd, and every descriptor naming the same socket, now hold a stream of
  * the relay's (then the call is the kernel's). */
 bool pl_relay_adopt(int fd);
+/* fd's connection, which another process asked to share (its calls fail with EXDEV), goes to
+ * a relay now: whether fd is a kernel socket after it. */
+bool pl_relay_now(int fd);
 void pl_epoll_forget(int fd);                /* fd closes: out of every epoll set */
 void pl_epoll_free(int epfd);                /* an epoll descriptor closes */
+void pl_epoll_to_kernel(int fd);             /* fd became a kernel socket: into the kernel sets */
 
 #endif

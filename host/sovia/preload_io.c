@@ -56,14 +56,16 @@ static ssize_t sv_send(struct pfd *p, const void *buf, size_t n, int flags) {
   if (flags & MSG_OOB) return pl_unsupported("send(MSG_OOB)", "no urgent data", EOPNOTSUPP);
   int fd = (int)(p - pl_tab);
   ssize_t r = sovia_send(p->sfd, buf, n, flags & SV_FLAGS_OK);
-  if (r < 0 && errno == EBADF && pl_relay_adopt(fd)) return PL_CALL(send)(fd, buf, n, flags);
+  if (r < 0 && ((errno == EBADF && pl_relay_adopt(fd)) || (errno == EXDEV && pl_relay_now(fd))))
+    return PL_CALL(send)(fd, buf, n, flags);   /* shared with another process: a relay's now */
   return r;
 }
 static ssize_t sv_recv(struct pfd *p, void *buf, size_t n, int flags) {
   if (flags & MSG_OOB) return pl_unsupported("recv(MSG_OOB)", "no urgent data", EOPNOTSUPP);
   int fd = (int)(p - pl_tab);
   ssize_t r = sovia_recv(p->sfd, buf, n, flags & SV_FLAGS_OK);
-  if (r < 0 && errno == EBADF && pl_relay_adopt(fd)) return PL_CALL(recv)(fd, buf, n, flags);
+  if (r < 0 && ((errno == EBADF && pl_relay_adopt(fd)) || (errno == EXDEV && pl_relay_now(fd))))
+    return PL_CALL(recv)(fd, buf, n, flags);
   return r;
 }
 

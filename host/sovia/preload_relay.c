@@ -98,10 +98,10 @@ static socklen_t abstract(struct sockaddr_un *u, const char *name) {
 struct dir {
   char buf[65536];
   size_t off, len;
-  bool eof;                  /* its source ended (the connection's side) */
+  bool eof;                  /* its source ended */
 };
 
-static void relay_quiet(int keep_a, int keep_b) {
+static void relay_quiet(int keep_a, int keep_b, int keep_c) {
   struct sigaction dfl = {.sa_handler = SIG_DFL};
   for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL);
   signal(SIGPIPE, SIG_IGN);
@@ -118,7 +118,8 @@ static void relay_quiet(int keep_a, int keep_b) {
   DIR *d = opendir("/proc/self/fd");
   for (struct dirent *e; d && (e = readdir(d)) && n < 1024;) {
     int fd = atoi(e->d_name);
-    if (e->d_name[0] != '.' && fd != keep_a && fd != keep_b && fd != dirfd(d)) fds[n++] = fd;
+    if (e->d_name[0] != '.' && fd != keep_a && fd != keep_b && fd != keep_c && fd != dirfd(d))
+      fds[n++] = fd;
   }
   if (d) closedir(d);
   for (int i = 0; i < n; i++) {
@@ -128,31 +129,17 @@ static void relay_quiet(int keep_a, int keep_b) {
   }
   int null = open("/dev/null", O_RDWR);
   for (int fd = 0; fd < 3 && null >= 0; fd++)
-    if (fd != keep_a && fd != keep_b && fd != null) dup2(null, fd);
-  if (null > 2 && null != keep_a && null != keep_b) close(null);
+    if (fd != keep_a && fd != keep_b && fd != keep_c && fd != null) dup2(null, fd);
+  if (null > 2 && null != keep_a && null != keep_b && null != keep_c) close(null);
 }
 
-/* The relay's streams: the unix sockets processes hold for the connection. Bytes from the
- * connection go to the newest (an earlier holder that lets go of it, as vsftpd's login
- * process does before its session process takes over, is done with it); bytes from any go to
- * the connection. */
-#define MAXSTREAMS 8
-struct stream {
-  int fd;
-  bool eof;                  /* its writers are done (a half-close) */
-};
-
-static void stream_drop(struct stream *st, unsigned *n, unsigned i) {
-  close(st[i].fd);
-  memmove(&st[i], &st[i + 1], (--*n - i) * sizeof *st);   /* the newest stays last */
-}
-
-/* A process holding a stale copy of the connection asks at the door: it gets a new stream. */
-static void door_serve(int door, struct stream *st, unsigned *n) {
+/* A process holding a stale SOVIA copy of the connection asks at the door: it gets a
+ * duplicate of the application's end of the stream, so that every process shares one kernel
+ * socket as they would have shared the TCP one (whoever reads takes the bytes). */
+static void door_serve(int door, int app) {
   int c = accept4(door, NULL, NULL, SOCK_CLOEXEC);
   if (c < 0) return;
-  int sp[2];
-  if (*n < MAXSTREAMS && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0) {
+  if (app >= 0) {
     char one = 1;
     struct iovec v = {.iov_base = &one, .iov_len = 1};
     union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl = {0};
@@ -162,26 +149,21 @@ static void door_serve(int door, struct stream *st, unsigned *n) {
     h->cmsg_level = SOL_SOCKET;
     h->cmsg_type = SCM_RIGHTS;
     h->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(h), &sp[1], sizeof(int));
-    if (sendmsg(c, &m, MSG_NOSIGNAL) == 1) {
-      fcntl(sp[0], F_SETFL, O_NONBLOCK);
-      st[(*n)++] = (struct stream){.fd = sp[0]};
-    } else {
-      close(sp[0]);
-    }
-    close(sp[1]);
+    memcpy(CMSG_DATA(h), &app, sizeof(int));
+    if (sendmsg(c, &m, MSG_NOSIGNAL) != 1) {}   /* the asker sees the end and gives up */
   }
   close(c);
 }
 
-/* Copies between SOVIA socket s and the streams (u first) until the connection has ended both
- * ways, or no stream is left and no other process holds a copy of the connection (one that
- * does may still come to the door), or the connection fails. */
-static _Noreturn void relay_main(int s, int u) {
-  relay_quiet(s, u);
-  static struct dir in, out;   /* in: SOVIA to a stream; out: a stream to SOVIA */
-  struct stream st[MAXSTREAMS] = {{.fd = u}};
-  unsigned n = 1;
+/* Copies between SOVIA socket s and the stream u, whose application end is app, until the
+ * connection has ended both ways, the application end is closed everywhere (POLLHUP), or the
+ * connection fails. The relay keeps a copy of app while another process holds a SOVIA copy
+ * of the connection (it may still come to the door), so that the stream outlives a holder
+ * that lets go before the next one comes (vsftpd's login process, then its session). */
+static _Noreturn void relay_main(int s, int u, int app) {
+  relay_quiet(s, u, app);
+  sovia_relay_capable(0);      /* this process relays, it is never asked to again */
+  static struct dir in, out;   /* in: SOVIA to the stream; out: the stream to SOVIA */
   sovia_fcntl(s, F_SETFL, O_NONBLOCK);
   fcntl(u, F_SETFL, O_NONBLOCK);
   struct pollfd q = {.fd = s, .events = POLLIN};
@@ -197,34 +179,34 @@ static _Noreturn void relay_main(int s, int u) {
   if (write(u, &ready, 1) != 1) {}
   bool shut = false;           /* our FIN is asked for */
   for (;;) {
-    bool all_eof = true;
-    for (unsigned i = 0; i < n; i++) all_eof &= st[i].eof;
     bool others = sovia_held_elsewhere(s) > 0;
-    if (!n && !others && !out.len) break;              /* nobody can read or write it now */
-    if (in.eof && all_eof && !out.len && (!n || !others)) break;
-    if (all_eof && !out.len && !others && !shut) {   /* every writer is done: our FIN */
+    if (!others && app >= 0) {   /* nobody left to come to the door */
+      close(app);
+      app = -1;
+    }
+    if (in.eof && out.eof && !in.len && !out.len) break;
+    if (out.eof && !out.len && !shut) {   /* every writer is done: our FIN */
       sovia_shutdown(s, SHUT_WR);
       shut = true;
     }
-    struct pollfd p[2 + MAXSTREAMS] = {{.fd = s}, {.fd = door, .events = POLLIN}};
-    if (!in.eof && !in.len && n) p[0].events |= POLLIN;
+    struct pollfd p[3] = {{.fd = s}, {.fd = u}, {.fd = door, .events = POLLIN}};
+    if (!in.eof && !in.len) p[0].events |= POLLIN;
     if (out.len) p[0].events |= POLLOUT;
-    for (unsigned i = 0; i < n; i++) {
-      p[2 + i].fd = st[i].fd;
-      if (!st[i].eof && !out.len) p[2 + i].events |= POLLIN;
-      if (in.len && i == n - 1) p[2 + i].events |= POLLOUT;
-    }
-    int r = sovia_poll(p, 2 + n, n ? -1 : 100);        /* no stream: look at the holders again */
+    if (!out.eof && !out.len) p[1].events |= POLLIN;
+    if (in.len) p[1].events |= POLLOUT;
+    int r = sovia_poll(p, 3, app >= 0 ? 100 : -1);   /* keeping app: look at the holders again */
     if (r < 0 && errno != EINTR) break;
     if (r <= 0) continue;
     if (p[0].revents & POLLIN) {
       ssize_t got = sovia_recv(s, in.buf, sizeof in.buf, 0);
-      if (got > 0) in.off = 0, in.len = (size_t)got;
-      else if (got == 0) {
+      if (got > 0) {
+        in.off = 0;
+        in.len = (size_t)got;
+      } else if (got == 0) {
         in.eof = true;
-        if (n) shutdown(st[n - 1].fd, SHUT_WR);
+        shutdown(u, SHUT_WR);
       } else if (errno != EAGAIN) {
-        break;                                          /* reset: the streams close below */
+        break;                                   /* reset: the stream closes below */
       }
     }
     if (out.len && (p[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
@@ -233,23 +215,22 @@ static _Noreturn void relay_main(int s, int u) {
       else if (w < 0 && errno != EAGAIN) break;
     }
     if ((p[0].revents & POLLERR) && !(p[0].revents & POLLIN)) break;
-    if (p[1].revents & POLLIN) door_serve(door, st, &n);
-    for (unsigned i = n; i-- > 0;) {
-      short re = p[2 + i].revents;
-      if (in.len && i == n - 1 && (re & (POLLOUT | POLLERR | POLLHUP))) {
-        ssize_t w = write(st[i].fd, in.buf + in.off, in.len);
-        if (w > 0) in.off += (size_t)w, in.len -= (size_t)w;
-        else if (w < 0 && errno != EAGAIN) in.len = 0;  /* gone: what it missed is dropped */
-      }
-      if (!out.len && !st[i].eof && (re & (POLLIN | POLLHUP | POLLERR))) {
-        ssize_t got = read(st[i].fd, out.buf, sizeof out.buf);
-        if (got > 0) out.off = 0, out.len = (size_t)got;
-        else if (got == 0 || errno != EAGAIN) st[i].eof = true;
-      }
-      if (st[i].eof && (re & POLLHUP)) stream_drop(st, &n, i);   /* closed entirely */
+    if (p[2].revents & POLLIN) door_serve(door, app);
+    if (in.len && (p[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t w = write(u, in.buf + in.off, in.len);
+      if (w > 0) in.off += (size_t)w, in.len -= (size_t)w;
+      else if (w < 0 && errno != EAGAIN) in.len = 0, in.eof = true;   /* nobody reads: dropped */
     }
+    if (!out.len && !out.eof && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t got = read(u, out.buf, sizeof out.buf);
+      if (got > 0) out.off = 0, out.len = (size_t)got;
+      else if (got == 0 || errno != EAGAIN) out.eof = true;
+    }
+    /* closed on every side: what the connection still sends has nobody to read it */
+    if (out.eof && !out.len && (p[1].revents & POLLHUP) && app < 0) break;
   }
-  for (unsigned i = 0; i < n; i++) close(st[i].fd);
+  close(u);
+  if (app >= 0) close(app);
   if (door >= 0) close(door);
   sovia_close(s);              /* a FIN after what was sent; exit() lingers for it */
   exit(0);
@@ -271,14 +252,33 @@ static void take_place(int sfd, const int *fds, unsigned n, int k) {
     pl_mark(fds[i], K_KERNEL);
   }
   sovia_close(sfd);
-  for (unsigned i = 0; i < n; i++) PL_CALL(dup3)(k, fds[i], keep[i] ? 0 : O_CLOEXEC);
+  for (unsigned i = 0; i < n; i++) {
+    PL_CALL(dup3)(k, fds[i], keep[i] ? 0 : O_CLOEXEC);
+    pl_epoll_to_kernel(fds[i]);
+  }
 }
 
-/* A connection a relay took over while this process held a copy: the relay's door gives this
- * process a stream of its own. Whether it did. */
+/* How long a process that would use another live process's connection waits for that one to
+ * relay it (it does at its next call on it, or within a sleep's slice). */
+#define RELAY_WAIT_MS 3000
+
+/* A connection a relay took over while this process held a copy, or that another live
+ * process uses (asked to relay it): the relay's door gives this process a stream of its own.
+ * Whether it did. */
 static bool adopt(int sfd, const int *fds, unsigned n) {
-  char name[64];
-  if (sovia_get_door(sfd, name, sizeof name) || !name[0]) return false;
+  char name[64] = "";
+  if (sovia_get_door(sfd, name, sizeof name)) return false;
+  if (!name[0]) {
+    sovia_relay_request(sfd, 1);
+    for (int ms = 0; ms < RELAY_WAIT_MS && !name[0]; ms++) {
+      usleep(1000);
+      if (sovia_get_door(sfd, name, sizeof name)) return false;
+    }
+    if (!name[0]) {
+      sovia_relay_request(sfd, 0);
+      return false;
+    }
+  }
   int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_un u;
   socklen_t ul = abstract(&u, name);
@@ -333,10 +333,7 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
     close(sp[1]);
     return;
   }
-  if (pid == 0) {
-    close(sp[1]);
-    relay_main(sfd, sp[0]);
-  }
+  if (pid == 0) relay_main(sfd, sp[0], sp[1]);
   close(sp[0]);
   sovia_give(sfd, pid);         /* the relay's now, even if this process ends at once */
   /* Once the relay has its door open, a process holding a copy finds it at its first use. */
@@ -361,6 +358,11 @@ static void relay_fd(int fd) {
   int fds[16];
   unsigned n = aliases(fd, fds);
   relay_one(p->sfd, fds, n, p->v6);
+}
+
+bool pl_relay_now(int fd) {
+  relay_fd(fd);
+  return !pl_sov(fd);
 }
 
 bool pl_relay_adopt(int fd) {

@@ -236,6 +236,23 @@ void pl_epoll_forget(int fd) {
   pthread_mutex_unlock(&sets_mu);
 }
 
+void pl_epoll_to_kernel(int fd) {
+  pthread_mutex_lock(&sets_mu);
+  for (int i = 0; i < PMAXFD; i++) {
+    struct pl_epoll *e = pl_tab[i].ep;
+    if (!e) continue;
+    pthread_mutex_lock(&e->mu);
+    int k = find(e, fd);
+    if (k >= 0) {
+      struct epoll_event ev = {.events = e->m[k].events, .data = e->m[k].data};
+      e->m[k] = e->m[--e->n];
+      PL_CALL(epoll_ctl)(i, EPOLL_CTL_ADD, fd, &ev);
+    }
+    pthread_mutex_unlock(&e->mu);
+  }
+  pthread_mutex_unlock(&sets_mu);
+}
+
 static int ctl_sovia(int epfd, int op, int fd, struct epoll_event *ev) {
   struct pl_epoll *e = set_of(epfd, true);
   if (!e) return errno = ENOMEM, -1;

@@ -87,6 +87,12 @@ int sovia_held_elsewhere(int fd);
 /* The connection of fd becomes process pid's (its owner, and its VI's): a relay just forked,
  * before this process, which may end at once, lets go of it. 0, or -1 and errno. */
 int sovia_give(int fd, int pid);
+/* Sharing a connection between live processes on demand. A process that would use a
+ * connection another live process owns asks for a relay (on = 1; on = 0 withdraws the
+ * request); the owner, if relay_capable (the shim), then fails its calls on it with EXDEV
+ * until it has relayed it, and says 0 or -1 with errno. */
+int sovia_relay_request(int fd, int on);
+void sovia_relay_capable(int on);
 /* 1 if this process has opened its NIC for SOVIA (state a fork must hand on). */
 int sovia_active(void);
 /* 1 if fd is a SOVIA socket. */

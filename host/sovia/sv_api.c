@@ -204,6 +204,7 @@ ssize_t sovia_send(int fd, const void *buf, size_t n, int flags) {
   if (s->kind == SV_CONNECTING_SOCK) FAIL(EAGAIN);
   if (s->kind != SV_CONN) FAIL(ENOTCONN);
   if (!sv_claim(s->c)) FAIL(EBADF);
+  if (sv_relay_due(s->c)) FAIL(EXDEV);   /* another process asked to share it */
   if (!buf && n) FAIL(EFAULT);
   ret = sv_send(s, buf, n, s->nonblock || (flags & MSG_DONTWAIT));
 out:
@@ -219,6 +220,7 @@ ssize_t sovia_recv(int fd, void *buf, size_t n, int flags) {
   if (s->kind == SV_CONNECTING_SOCK) FAIL(EAGAIN);
   if (s->kind != SV_CONN) FAIL(ENOTCONN);
   if (!sv_claim(s->c)) FAIL(EBADF);
+  if (sv_relay_due(s->c)) FAIL(EXDEV);   /* another process asked to share it */
   if (!buf && n) FAIL(EFAULT);
   ret = n ? sv_recv(s, buf, n, flags, s->nonblock) : 0;
 out:

@@ -57,7 +57,7 @@ static bool conn_broken(const struct sv_conn *c) {
 }
 static bool slot_or_error(void *arg) {
   struct sv_conn *c = arg;
-  return c->nsfree > 0 || conn_broken(c);
+  return c->nsfree > 0 || conn_broken(c) || sv_relay_due(c);
 }
 static bool user_sent(void *arg) {
   struct sv_conn *c = arg;
@@ -92,6 +92,7 @@ static int take_slot(struct sv_conn *c, bool nonblock, uint64_t deadline) {
                    : sv_wait_intr(slot_or_error, c, deadline);
       if (r == -EINTR && !c->nsfree) return -EINTR;
       if (r == -ETIMEDOUT && !c->nsfree) return -EAGAIN;
+      if (sv_relay_due(c) && !c->nsfree) return -EXDEV;   /* the shim relays it, then sends on */
     }
   }
   if (conn_broken(c)) return c->err ? -c->err : -EPIPE;
@@ -306,7 +307,7 @@ struct rx_wait { struct sv_conn *c; bool lent; };
 
 static bool readable_pred(void *arg) {
   struct rx_wait *w = arg;
-  return sv_readable(w->c) || (w->lent && w->c->ugot);
+  return sv_readable(w->c) || (w->lent && w->c->ugot) || sv_relay_due(w->c);
 }
 
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock) {
@@ -352,6 +353,11 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
     if ((wr == -EINTR || wr == -ETIMEDOUT) && !sv_readable(c)) {
       if (got) return (ssize_t)got;
       errno = wr == -EINTR ? EINTR : EAGAIN;   /* SO_RCVTIMEO: as the kernel, EAGAIN */
+      return -1;
+    }
+    if (sv_relay_due(c) && !sv_readable(c)) {   /* the shim relays it, then reads on */
+      if (got) return (ssize_t)got;
+      errno = EXDEV;
       return -1;
     }
   }

@@ -145,7 +145,10 @@ static struct sv_conn *conn_of(int fd) {
 int sovia_set_door(int fd, const char *name) {
   sv_lock();
   struct sv_conn *c = conn_of(fd);
-  if (c) snprintf(c->sh->door, sizeof c->sh->door, "%s", name);
+  if (c) {
+    snprintf(c->sh->door, sizeof c->sh->door, "%s", name);
+    atomic_store(&c->sh->relay_wanted, 0);   /* answered */
+  }
   sv_unlock();
   return c ? 0 : -1;
 }
@@ -156,6 +159,32 @@ int sovia_get_door(int fd, char *name, size_t cap) {
   if (c && cap) snprintf(name, cap, "%.*s", (int)sizeof c->sh->door, c->sh->door);
   sv_unlock();
   return c ? 0 : -1;
+}
+
+int sovia_relay_request(int fd, int on) {
+  sv_lock();
+  struct sv_conn *c = conn_of(fd);
+  if (c) {
+    atomic_store(&c->sh->relay_wanted, on ? (int)getpid() : 0);
+    /* a holder of a copy, as the relay counts them (a fork child whose parent claimed the
+     * connection before the child's fork handler ran was not listed) */
+    if (on) holder_add(c->sh->holder, SV_HOLDERS, getpid());
+  }
+  sv_unlock();
+  return c ? 0 : -1;
+}
+
+void sovia_relay_capable(int on) {
+  sv_lock();
+  G.relay_capable = on;
+  sv_unlock();
+}
+
+bool sv_relay_due(struct sv_conn *c) {
+  if (!G.relay_capable || !c->legacy || c->sh->door[0]) return false;
+  int who = atomic_load(&c->sh->relay_wanted);
+  return who && who != (int)getpid() && atomic_load(&c->sh->owner) == (int)getpid() &&
+         sv_pid_alive(who);
 }
 
 int sovia_give(int fd, int pid) {

@@ -129,6 +129,8 @@ struct sv_shared {
   _Atomic int unborn;         /* children forked whose handler has not yet added them */
   char door[48];              /* a relay's abstract unix name handing out the connection
                                * (sovia_set_door), "" if none */
+  _Atomic int relay_wanted;   /* a process that would use it too asks its owner to relay it
+                               * (sovia_relay_request): the pid, 0 if none */
 };
 
 /* Per listener, in a page the processes of a fork share (a memfd named mapname, so that a
@@ -202,6 +204,7 @@ struct sv_global {
   bool forked;                /* a fork happened: registration of user memory is off */
   unsigned (*sig_count)(int all);   /* handled signals so far (the shim), NULL: none */
   _Atomic bool nic_gone;      /* VIPL reported the NIC dead (nicd killed, LANai fault) */
+  bool relay_capable;         /* the shim relays a connection another process asks for */
 };
 extern struct sv_global G;
 
@@ -305,6 +308,9 @@ bool sv_pid_alive(int pid);              /* the process exists (another user's c
 bool sv_usable(struct sv_conn *c);       /* this process may progress it (no claim) */
 bool sv_claim(struct sv_conn *c);        /* the application uses it here: claim; false: lost */
 bool sv_claim_quiet(struct sv_conn *c);  /* the same, without telling the user it was lost */
+/* Another process asked to use c too and this one, its owner, can hand it to a relay: its
+ * calls on c then fail with EXDEV, which the shim answers by relaying and going on. G.mu. */
+bool sv_relay_due(struct sv_conn *c);
 bool sv_takeable(struct sv_conn *c);     /* no other process claimed it */
 /* What closing this process's copy does: 0 close it, 1 just forget it (another process owns
  * it or still holds it). */

@@ -30,6 +30,7 @@ static short sv_revents(struct sv_sock *s) {
   } else if (s->kind == SV_CONN && s->c) {
     struct sv_conn *c = s->c;
     if (!sv_claim(c)) return POLLNVAL;
+    if (sv_relay_due(c)) return POLLIN | POLLOUT;   /* a call then hands it to a relay */
     if (sv_readable(c)) r |= POLLIN;
     if (sv_writable(c)) r |= POLLOUT;
     if (c->peer_fin) r |= POLLRDHUP;

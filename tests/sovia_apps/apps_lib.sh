@@ -40,7 +40,7 @@ pair_run() {
     grep -E '^(ok|FAIL) ' "$run/$f.log"
     p=$(grep -Eo '^[0-9]+ passed' "$run/$f.log" | grep -Eo '^[0-9]+'); x=$(grep -Eo '[0-9]+ failed' "$run/$f.log" | grep -Eo '^[0-9]+')
     pass=$((pass + ${p:-0})); fail=$((fail + ${x:-1}))
-    grep -vE '^(ok|FAIL) |passed' "$run/$f.log" | head -5 | sed 's/^/     /'
+    grep -vE '^(ok|FAIL) |passed' "$run/$f.log" | head -"${SVLINES:-5}" | sed 's/^/     /'
   done
   ((src == 0)) && ok "server exited 0 in time" || bad "server exit $src"
   ((crc == 0)) && ok "client exited 0" || bad "client exit $crc"

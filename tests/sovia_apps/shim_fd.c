@@ -12,7 +12,11 @@
  *   5. a process closing itself in (chroot) while its parent keeps a copy, as vsftpd's login
  *      process does: the first child's chroot hands the connection to a relay; a second
  *      child of the parent, whose copy is the relay's now, gets it at the relay's door on
- *      its first write; the peer sees both children's lines, then the end once all let go.
+ *      its first write; the peer sees both children's lines, then the end once all let go;
+ *   6. two processes using one connection at once, as rsync's generator and receiver: after a
+ *      fork the child reads while the parent writes, a line every 2 ms; the one that comes
+ *      second asks the other to hand the connection to a relay (at its next call), and both
+ *      go on through it.
  * Each check prints "ok"/"FAIL"; the last line is "N passed, N failed". */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -137,6 +141,35 @@ static void child_says(int c, const char *line, bool chroot_first) {
         "a child %s writes", chroot_first ? "that chroots first" : "of the parent, after the relay took the connection,");
 }
 
+#define LINES 100
+
+/* Connection 6: the child reads the peer's lines while the parent writes its own. */
+static void serve_shared(int c) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    char line[32];
+    int k = 0;
+    while (read_line(c, line, sizeof line) >= 0 && strcmp(line, "end")) k++;
+    char out[32];
+    snprintf(out, sizeof out, "child read %d\n", k);
+    if (say(c, out)) _exit(0);
+    fprintf(stderr, "child: after %d lines, its answer: %s\n", k, strerror(errno));
+    _exit(1);
+  }
+  bool all = true;
+  for (int i = 0; i < LINES && all; i++) {
+    char out[16];
+    snprintf(out, sizeof out, "p%d\n", i);
+    all = say(c, out);
+    usleep(2000);
+  }
+  CHECK(all, "the parent wrote its %d lines while its child read", LINES);
+  int st = 0;
+  CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "the child read and answered on the same connection (status %d)", st);
+  close(c);
+}
+
 static int server(int port) {
   int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -158,6 +191,7 @@ static int server(int port) {
   child_says(c5, "from the chroot\n", true);
   child_says(c5, "from the door\n", false);
   close(c5);
+  serve_shared(accept(l, NULL, NULL));
   close(l);
   return done();
 }
@@ -235,6 +269,18 @@ static int client(const char *addr, int port) {
   CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "from the chroot"), "client: the chrooted child's line: '%s'", line);
   CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "from the door"), "client: the next child's line: '%s'", line);
   CHECK(at_eof(s), "client: the end once every process let go");
+  close(s);
+
+  s = dial(addr, port);
+  for (int i = 0; i < LINES; i++) say(s, "c\n");
+  say(s, "end\n");
+  int parent = 0, child = 0;
+  while (read_line(s, line, sizeof line) >= 0) {
+    if (line[0] == 'p' && atoi(line + 1) == parent) parent++;
+    else if (!strcmp(line, "child read 100")) child++;
+  }
+  CHECK(parent == LINES && child == 1, "client: %d of the parent's %d lines in order, the child's count %s",
+        parent, LINES, child ? "too" : "missing");
   close(s);
   return done();
 }
