@@ -64,9 +64,10 @@ bool pl_signals_handled(void);
 int pl_relay_name(int fd, struct sockaddr *addr, socklen_t *len, bool peer);
 bool pl_relay_ip_level(int fd, int level);
 void pl_relay_rights(const struct msghdr *m);
-/* Relays every connected SOVIA socket (only_surviving: those with a descriptor that survives
- * exec); nothing in a vfork child. */
-void pl_relay_all(bool only_surviving);
+/* Relays every connected SOVIA socket; for exec, those the new program gets on its stdin,
+ * stdout or stderr (as inetd-style servers hand a connection on: one a child merely
+ * inherited, its parent still using it, stays the parent's); nothing in a vfork child. */
+void pl_relay_all(bool exec);
 /* fd names a connection a relay took over while this process held a copy (its calls fail
  * with EBADF): whether fd, and every descriptor naming the same socket, now hold a stream of
  * the relay's (then the call is the kernel's). */

@@ -262,12 +262,13 @@ static void take_place(int sfd, const int *fds, unsigned n, int k) {
  * relay it (it does at its next call on it, or within a sleep's slice). */
 #define RELAY_WAIT_MS 3000
 
-/* A connection a relay took over while this process held a copy, or that another live
- * process uses (asked to relay it): the relay's door gives this process a stream of its own.
- * Whether it did. */
-static bool adopt(int sfd, const int *fds, unsigned n) {
+/* A connection a relay took over while this process held a copy, or, if ask (this process
+ * uses it), one another live process uses (asked to relay it): the relay's door gives this
+ * process the stream. Whether it did. */
+static bool adopt(int sfd, const int *fds, unsigned n, bool ask) {
   char name[64] = "";
   if (sovia_get_door(sfd, name, sizeof name)) return false;
+  if (!name[0] && !ask) return false;
   if (!name[0]) {
     sovia_relay_request(sfd, 1);
     for (int ms = 0; ms < RELAY_WAIT_MS && !name[0]; ms++) {
@@ -314,8 +315,8 @@ static void relay_one(int sfd, const int *fds, unsigned n, bool v6) {
    * connection another process took is a relay's: this process gets its stream, if any. */
   struct pollfd q = {.fd = sfd, .events = POLLIN};
   if (sovia_poll(&q, 1, 0) < 0) return;
-  if (q.revents & POLLNVAL) {
-    adopt(sfd, fds, n);
+  if (q.revents & POLLNVAL) {   /* an inherited copy: the stream if there is one already */
+    adopt(sfd, fds, n, false);
     return;
   }
   int sp[2];
@@ -369,13 +370,13 @@ bool pl_relay_adopt(int fd) {
   if (!pl_sov(fd)) return false;
   int fds[16];
   unsigned n = aliases(fd, fds);
-  return adopt(pl_tab[fd].sfd, fds, n);
+  return adopt(pl_tab[fd].sfd, fds, n, true);
 }
 
-void pl_relay_all(bool only_surviving) {
+void pl_relay_all(bool exec) {
   if (sovia_vfork_child()) return;
-  for (int fd = 0; fd < PMAXFD; fd++)
-    if (pl_sov(fd) && (!only_surviving || survives(fd))) relay_fd(fd);
+  for (int fd = 0; fd < (exec ? 3 : PMAXFD); fd++)
+    if (pl_sov(fd) && (!exec || survives(fd))) relay_fd(fd);
 }
 
 void pl_relay_rights(const struct msghdr *m) {

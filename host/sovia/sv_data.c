@@ -55,9 +55,13 @@ void sv_comb_flush(struct sv_conn *c) {
 static bool conn_broken(const struct sv_conn *c) {
   return c->err || c->st == SV_CLOSED || c->fin_wanted;
 }
+/* A thread waiting in a call on c while another thread of the process forked left it
+ * unclaimed (the fork hands connections to their first user): this thread uses it. */
+static bool still_used(struct sv_conn *c) { return sv_claim_quiet(c); }
+
 static bool slot_or_error(void *arg) {
   struct sv_conn *c = arg;
-  return c->nsfree > 0 || conn_broken(c) || sv_relay_due(c);
+  return !still_used(c) || c->nsfree > 0 || conn_broken(c) || sv_relay_due(c);
 }
 static bool user_sent(void *arg) {
   struct sv_conn *c = arg;
@@ -93,6 +97,7 @@ static int take_slot(struct sv_conn *c, bool nonblock, uint64_t deadline) {
       if (r == -EINTR && !c->nsfree) return -EINTR;
       if (r == -ETIMEDOUT && !c->nsfree) return -EAGAIN;
       if (sv_relay_due(c) && !c->nsfree) return -EXDEV;   /* the shim relays it, then sends on */
+      if (!sv_claim_quiet(c)) return -EBADF;   /* another thread forked meanwhile */
     }
   }
   if (conn_broken(c)) return c->err ? -c->err : -EPIPE;
@@ -307,7 +312,7 @@ struct rx_wait { struct sv_conn *c; bool lent; };
 
 static bool readable_pred(void *arg) {
   struct rx_wait *w = arg;
-  return sv_readable(w->c) || (w->lent && w->c->ugot) || sv_relay_due(w->c);
+  return !still_used(w->c) || sv_readable(w->c) || (w->lent && w->c->ugot) || sv_relay_due(w->c);
 }
 
 ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonblock) {
@@ -349,6 +354,11 @@ ssize_t sv_recv(struct sv_sock *s, uint8_t *buf, size_t n, int flags, bool nonbl
       got += c->ugot;
       c->ubuf = NULL;
       if (got == n || (got && !(flags & MSG_WAITALL))) return (ssize_t)got;
+    }
+    if (!sv_claim_quiet(c)) {   /* another thread forked meanwhile: this one still reads */
+      if (got) return (ssize_t)got;
+      errno = EBADF;
+      return -1;
     }
     if ((wr == -EINTR || wr == -ETIMEDOUT) && !sv_readable(c)) {
       if (got) return (ssize_t)got;

@@ -281,7 +281,8 @@ t_busybox() {
 t_sshd() {
   need /usr/sbin/sshd openssh-server && need ssh openssh-client || return
   if [[ $(id -u) -ne 0 ]]; then echo "note: sshd needs root (its privilege separation): skipped"; return; fi
-  local port=$((base + 12)) d="$run/ssh"; SOVIA_PORTS=$port
+  local port=$((base + 12)) d="$run/ssh" before left; SOVIA_PORTS=$port
+  before=$(relays)
   mkdir -p "$d" /run/sshd && chmod 700 "$d"
   ssh-keygen -q -t ed25519 -N '' -f "$d/hostkey" && ssh-keygen -q -t ed25519 -N '' -f "$d/userkey"
   cp "$d/userkey.pub" "$d/authorized_keys"
@@ -302,6 +303,8 @@ t_sshd() {
   [[ $v == "10.0.0.2 "*" 10.0.0.1 $port" ]] && ok "ssh: the session names the connection: $v" \
     || bad "ssh: SSH_CONNECTION '$v' $(head -c 200 "$d/c3.err")"
   stop "$srv" TERM 10 && ok "sshd: SIGTERM: exits" || bad "sshd: hangs in exit"
+  left=$(relays_left "$before")
+  [[ -z $left ]] && ok "sshd: each session's relay ended with it" || bad "sshd: relays left: $left"
 }
 
 names=("$@")

@@ -11,6 +11,9 @@
 #   ok/bad TEXT          count a check; report prints "N passed, N failed"
 #   shim_prog TAG BIN    the start of a test of the shim's own programs: the shim, BIN and
 #                        nicd are built (else a failure line and exit), then apps_init TAG
+#   relays               the live relay processes (host/sovia/preload_relay.c; an ended one
+#                        may stay a zombie where nothing reaps orphans), one pid a line
+#   relays_left BEFORE   those not in BEFORE (an earlier `relays`) still live 5 s on
 #   pair_run BIN PORT    `BIN server PORT` on NIC 0 and `BIN client 10.0.0.1 PORT` on NIC 1 (the
 #                        shim's test programs), their checks added to ours, and that both
 #                        exited 0 in time
@@ -27,6 +30,17 @@ shim_prog() {
     [[ -e $f ]] || { echo "missing $f (run make)"; echo "0 passed, 1 failed"; exit 1; }
   done
   apps_init "$1" || { echo "0 passed, 1 failed"; exit 1; }
+}
+
+relays() { ps -eo stat=,pid=,comm= | awk '$3 == "sovia-relay" && $1 !~ /^Z/ {print $2}'; }
+relays_left() {
+  local i r
+  for i in $(seq 50); do
+    r=$(relays | grep -vxF -f <(printf '%s\n' "$1" | grep .) || true)
+    [[ -z $r ]] && return 0
+    sleep 0.1
+  done
+  echo $r
 }
 
 pair_run() {

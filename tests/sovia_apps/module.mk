@@ -27,7 +27,7 @@ TESTS     += tests/sovia_apps/shim_fd.sh
 
 $(SHIM_FD): $(B)/san/tests/sovia_apps/shim_fd.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $< -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $< -lpthread -o $@
 
 # A process's end as its peers see it (_exit, a vfork child, a daemon's fork, a forking
 # server, nginx as a daemon): what it sent arrives whole, then end of file.

@@ -16,7 +16,10 @@
  *   6. two processes using one connection at once, as rsync's generator and receiver: after a
  *      fork the child reads while the parent writes, a line every 2 ms; the one that comes
  *      second asks the other to hand the connection to a relay (at its next call), and both
- *      go on through it.
+ *      go on through it;
+ *   7. a fork while another thread waits in recv (git clone's index-pack, its sideband thread
+ *      reading): the child execs a helper that inherited the socket and never uses it; the
+ *      waiting thread still gets the peer's line.
  * Each check prints "ok"/"FAIL"; the last line is "N passed, N failed". */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -24,6 +27,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +174,32 @@ static void serve_shared(int c) {
   close(c);
 }
 
+static void *thread_reader(void *arg) {
+  int c = *(int *)arg;
+  char line[32], out[48];
+  bool ok = read_line(c, line, sizeof line) >= 0;
+  snprintf(out, sizeof out, "thread got %s\n", ok ? line : "nothing");
+  say(c, out);
+  return NULL;
+}
+
+/* Connection 7: a thread waits in recv while the main thread forks and execs a helper. */
+static void serve_fork_while_reading(int c) {
+  pthread_t t;
+  pthread_create(&t, NULL, thread_reader, &c);
+  usleep(100000);            /* the thread sleeps in recv by now */
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/true", "true", (char *)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  pthread_join(t, NULL);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a helper forked and exec'd while a thread read");
+  close(c);
+}
+
 static int server(int port) {
   int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -192,6 +222,7 @@ static int server(int port) {
   child_says(c5, "from the door\n", false);
   close(c5);
   serve_shared(accept(l, NULL, NULL));
+  serve_fork_while_reading(accept(l, NULL, NULL));
   close(l);
   return done();
 }
@@ -281,6 +312,13 @@ static int client(const char *addr, int port) {
   }
   CHECK(parent == LINES && child == 1, "client: %d of the parent's %d lines in order, the child's count %s",
         parent, LINES, child ? "too" : "missing");
+  close(s);
+
+  s = dial(addr, port);
+  usleep(300000);            /* after the server's fork */
+  say(s, "after fork\n");
+  CHECK(read_line(s, line, sizeof line) >= 0 && !strcmp(line, "thread got after fork"),
+        "client: the thread that waited through the fork answers: '%s'", line);
   close(s);
   return done();
 }

@@ -12,9 +12,8 @@ trap nicd_cleanup EXIT
 BIN=$PWD/build/tests/sovia_apps/shim_fd
 shim_prog shim-fd "$BIN"
 port=$(free_ports 1); SOVIA_PORTS=$port
+before=$(relays)
 pair_run "$BIN" $port
-# live relays (an ended one may stay a zombie where nothing reaps the orphans)
-relays() { ps -eo stat=,pid=,comm= | awk '$3 == "sovia-relay" && $1 !~ /^Z/ {print $2}'; }
-for i in $(seq 50); do [[ -z $(relays) ]] && break; sleep 0.1; done
-[[ -n $(relays) ]] && bad "a relay outlived its connection: $(relays)" || ok "the relays ended with their connections"
+left=$(relays_left "$before")
+[[ -n $left ]] && bad "a relay outlived its connection: $left" || ok "the relays ended with their connections"
 report
