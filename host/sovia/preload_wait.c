@@ -223,20 +223,9 @@ static int find(struct pl_epoll *e, int fd) {
   return -1;
 }
 
-void pl_epoll_forget(int fd) {
-  pthread_mutex_lock(&sets_mu);
-  for (int i = 0; i < PMAXFD; i++) {
-    struct pl_epoll *e = pl_tab[i].ep;
-    if (!e) continue;
-    pthread_mutex_lock(&e->mu);
-    int k = find(e, fd);
-    if (k >= 0) e->m[k] = e->m[--e->n];
-    pthread_mutex_unlock(&e->mu);
-  }
-  pthread_mutex_unlock(&sets_mu);
-}
-
-void pl_epoll_to_kernel(int fd) {
+/* fd leaves every epoll set's SOVIA members; to_kernel: it joins each kernel set instead,
+ * with its events and data (a connection a relay took over is a kernel socket now). */
+static void leave_sets(int fd, bool to_kernel) {
   pthread_mutex_lock(&sets_mu);
   for (int i = 0; i < PMAXFD; i++) {
     struct pl_epoll *e = pl_tab[i].ep;
@@ -246,12 +235,15 @@ void pl_epoll_to_kernel(int fd) {
     if (k >= 0) {
       struct epoll_event ev = {.events = e->m[k].events, .data = e->m[k].data};
       e->m[k] = e->m[--e->n];
-      PL_CALL(epoll_ctl)(i, EPOLL_CTL_ADD, fd, &ev);
+      if (to_kernel) PL_CALL(epoll_ctl)(i, EPOLL_CTL_ADD, fd, &ev);
     }
     pthread_mutex_unlock(&e->mu);
   }
   pthread_mutex_unlock(&sets_mu);
 }
+
+void pl_epoll_forget(int fd) { leave_sets(fd, false); }
+void pl_epoll_to_kernel(int fd) { leave_sets(fd, true); }
 
 static int ctl_sovia(int epfd, int op, int fd, struct epoll_event *ev) {
   struct pl_epoll *e = set_of(epfd, true);
