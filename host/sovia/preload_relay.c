@@ -277,6 +277,12 @@ static bool adopt(int sfd, const int *fds, unsigned n, bool ask) {
     }
     if (!name[0]) {
       sovia_relay_request(sfd, 0);
+      static bool told;
+      if (!told) {
+        told = true;
+        fprintf(stderr, "sovia shim (pid %d): a connection another process uses was not handed "
+                "to a relay within %d ms (it made no call on it): EBADF\n", (int)getpid(), RELAY_WAIT_MS);
+      }
       return false;
     }
   }

@@ -1,7 +1,8 @@
 /* sv_api.c: the sovia_ entry points. Each SOVIA socket holds a real descriptor (an unbound
  * unix socket: fstat says socket, as inetd-style programs check of their stdin) so its number
- * is unique in the process; the table G.socks maps it to the socket. Every call takes the library lock; blocking calls progress
- * every connection while they wait (single-threaded progress inside calls). */
+ * is unique in the process; the table G.socks maps it to the socket. Every call takes the
+ * library lock; blocking calls progress every connection while they wait (single-threaded
+ * progress inside calls). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -210,7 +210,8 @@ bool sv_claim(struct sv_conn *c) {
   if (try_claim(c)) return true;
   int me = getpid(), cur = atomic_load(&c->sh->owner);
   static bool told;
-  if (!told && !c->sh->door[0]) {   /* a relay's: the shim takes its stream instead */
+  /* With the shim, a relay's stream takes its place (the shim says so if none comes). */
+  if (!told && !c->sh->door[0] && !G.relay_capable) {
     told = true;
     fprintf(stderr, "sovia: process %d: a socket shared by fork() is used by process %d: EBADF\n",
             me, cur);
