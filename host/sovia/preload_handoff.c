@@ -7,6 +7,7 @@
  * session sets both to zero). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -66,39 +67,27 @@ static char **gather(const char *arg0, va_list ap, char *const **envp) {
   return v;
 }
 
-int execl(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  char **v = gather(arg, ap, NULL);
-  va_end(ap);
+/* execl, execlp, execle: the vector form (search: PATH's, as execvp; with_env: the
+ * environment follows the arguments). */
+static int exec_list(const char *file, bool search, bool with_env, const char *arg, va_list ap) {
+  char *const *envp = environ;
+  char **v = gather(arg, ap, with_env ? &envp : NULL);
   if (!v) return errno = ENOMEM, -1;
-  int r = execve(path, v, environ);
+  int r = search ? execvpe(file, v, envp) : execve(file, v, envp);
   free(v);
   return r;
 }
 
-int execlp(const char *file, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  char **v = gather(arg, ap, NULL);
-  va_end(ap);
-  if (!v) return errno = ENOMEM, -1;
-  int r = execvpe(file, v, environ);
-  free(v);
-  return r;
-}
+#define EXEC_LIST(file, search, with_env)                  \
+  va_list ap;                                              \
+  va_start(ap, arg);                                       \
+  int r = exec_list(file, search, with_env, arg, ap);      \
+  va_end(ap);                                              \
+  return r
 
-int execle(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  char *const *envp = NULL;
-  char **v = gather(arg, ap, &envp);
-  va_end(ap);
-  if (!v) return errno = ENOMEM, -1;
-  int r = execve(path, v, envp);
-  free(v);
-  return r;
-}
+int execl(const char *path, const char *arg, ...) { EXEC_LIST(path, false, false); }
+int execlp(const char *file, const char *arg, ...) { EXEC_LIST(file, true, false); }
+int execle(const char *path, const char *arg, ...) { EXEC_LIST(path, false, true); }
 
 /* ---- a process closing itself in ---- */
 

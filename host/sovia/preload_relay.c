@@ -133,25 +133,48 @@ static void relay_quiet(int keep_a, int keep_b, int keep_c) {
   if (null > 2 && null != keep_a && null != keep_b && null != keep_c) close(null);
 }
 
+/* One descriptor over unix socket s, with one byte (SCM_RIGHTS). */
+union fd_ctl {
+  struct cmsghdr h;
+  char b[CMSG_SPACE(sizeof(int))];
+};
+
+static void send_fd(int s, int fd) {
+  char one = 1;
+  struct iovec v = {.iov_base = &one, .iov_len = 1};
+  union fd_ctl ctl = {0};
+  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b,
+                     .msg_controllen = sizeof ctl.b};
+  struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+  h->cmsg_level = SOL_SOCKET;
+  h->cmsg_type = SCM_RIGHTS;
+  h->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(h), &fd, sizeof(int));
+  if (sendmsg(s, &m, MSG_NOSIGNAL) != 1) {}   /* the asker sees the end and gives up */
+}
+
+/* The descriptor that came over s, or -1. */
+static int recv_fd(int s) {
+  char one;
+  struct iovec v = {.iov_base = &one, .iov_len = 1};
+  union fd_ctl ctl;
+  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b,
+                     .msg_controllen = sizeof ctl.b};
+  int fd = -1;
+  if (recvmsg(s, &m, MSG_CMSG_CLOEXEC) != 1) return -1;
+  struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+  if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+    memcpy(&fd, CMSG_DATA(h), sizeof fd);
+  return fd;
+}
+
 /* A process holding a stale SOVIA copy of the connection asks at the door: it gets a
  * duplicate of the application's end of the stream, so that every process shares one kernel
  * socket as they would have shared the TCP one (whoever reads takes the bytes). */
 static void door_serve(int door, int app) {
   int c = accept4(door, NULL, NULL, SOCK_CLOEXEC);
   if (c < 0) return;
-  if (app >= 0) {
-    char one = 1;
-    struct iovec v = {.iov_base = &one, .iov_len = 1};
-    union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl = {0};
-    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b,
-                       .msg_controllen = sizeof ctl.b};
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    h->cmsg_level = SOL_SOCKET;
-    h->cmsg_type = SCM_RIGHTS;
-    h->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(h), &app, sizeof(int));
-    if (sendmsg(c, &m, MSG_NOSIGNAL) != 1) {}   /* the asker sees the end and gives up */
-  }
+  if (app >= 0) send_fd(c, app);
   close(c);
 }
 
@@ -289,17 +312,7 @@ static bool adopt(int sfd, const int *fds, unsigned n, bool ask) {
   int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_un u;
   socklen_t ul = abstract(&u, name);
-  int got = -1;
-  char one;
-  struct iovec v = {.iov_base = &one, .iov_len = 1};
-  union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
-  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b,
-                     .msg_controllen = sizeof ctl.b};
-  if (c >= 0 && connect(c, (struct sockaddr *)&u, ul) == 0 && recvmsg(c, &m, MSG_CMSG_CLOEXEC) == 1) {
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-      memcpy(&got, CMSG_DATA(h), sizeof got);
-  }
+  int got = c >= 0 && connect(c, (struct sockaddr *)&u, ul) == 0 ? recv_fd(c) : -1;
   if (c >= 0) close(c);
   if (got < 0) return false;
   take_place(sfd, fds, n, got);

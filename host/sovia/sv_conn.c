@@ -132,6 +132,12 @@ void sv_conn_pool_forked(void) {
   npool = 0;
 }
 
+void sv_conn_struct_free(struct sv_conn *c) {
+  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
+  free(c->held);
+  free(c);
+}
+
 struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
   struct sv_conn *c = calloc(1, sizeof *c);
   if (!c) {
@@ -193,9 +199,7 @@ struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err) {
 fail_mem:
   *err = ENOBUFS;
 fail:
-  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
-  free(c->held);
-  free(c);
+  sv_conn_struct_free(c);
   return NULL;
 }
 
@@ -256,12 +260,6 @@ static bool teardown(struct sv_conn *c) {
   return dr == VIP_SUCCESS;
 }
 
-static void conn_struct_free(struct sv_conn *c) {
-  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
-  free(c->held);
-  free(c);
-}
-
 void sv_conn_reap(void) {
   while (doomed) {
     struct sv_conn *list = doomed;
@@ -272,7 +270,7 @@ void sv_conn_reap(void) {
     for (struct sv_conn *c = list, *nx; c; c = nx) {
       nx = c->next;
       if (c->torn) pool_put(&(struct sv_mem){c->mem, c->memlen, c->mh, c->mtag});
-      conn_struct_free(c);
+      sv_conn_struct_free(c);
     }
   }
 }

@@ -244,9 +244,7 @@ void sv_conn_forget(struct sv_conn *c) {
     }
   VipxForgetMem(G.nic, c->mem, c->mh);   /* the registration record: the other's to end */
   madvise(c->mem, c->memlen, MADV_DONTNEED);
-  free(c->sfree), free(c->sq), free(c->slen), free(c->suser), free(c->cbusy), free(c->rb);
-  free(c->held);
-  free(c);
+  sv_conn_struct_free(c);
 }
 
 /* A fork from a signal handler that interrupted a SOVIA call of this thread (sv_lock_mine):

@@ -237,6 +237,7 @@ uint8_t *sv_addr_bytes(VIP_NET_ADDRESS *a);
 /* sv_conn.c: resources of one connection */
 struct sv_conn *sv_conn_new(const struct sv_cfg *cfg, int *err);  /* VI, memory, posted RQ */
 void sv_conn_free(struct sv_conn *c);    /* unlinks; the close thread tears it down */
+void sv_conn_struct_free(struct sv_conn *c);   /* the structure alone (its memory is elsewhere) */
 void sv_conn_reap(void);                /* disconnects and destroys the freed (G.mu held,
                                          * released meanwhile) */
 void sv_conn_reap_forked(void);         /* a fork child forgets the parent's freed ones */
